@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kong"
+
+	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// Env is what the command line tool takes from its process: the standard
+// streams and the environment. Tests pass their own.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Wd is the working directory; "" means the process's.
+	Wd string
+}
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	Dir         string        `name:"dir" env:"CTX_DIR" placeholder:"PATH" help:"Use the store of PATH (a project directory or its .ctx directory) instead of searching upward from the working directory."`
+	JSON        bool          `name:"json" help:"Print machine-readable JSON on stdout, and errors as JSON on stderr."`
+	LockTimeout time.Duration `name:"lock-timeout" env:"CTX_LOCK_TIMEOUT" default:"10s" placeholder:"DURATION" help:"How long a writer waits for another writer's lock before failing with E006."`
+}
+
+// CLI is the command tree.
+type CLI struct {
+	Globals
+
+	Init      InitCmd      `cmd:"" group:"porcelain" help:"Create a ctx store (.ctx/) in a project directory."`
+	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history."`
+	Verify    VerifyCmd    `cmd:"" group:"porcelain" help:"Check every object, reference and ref of the store."`
+	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`
+	Demo      DemoCmd      `cmd:"" group:"porcelain" help:"Run ctx on an embedded demo project and narrate what happens."`
+	Version   VersionCmd   `cmd:"" group:"porcelain" help:"Print the version of ctx and of its formats."`
+
+	HashObject HashObjectCmd `cmd:"" name:"hash-object" group:"plumbing" help:"Compute object ids, and with -w store the objects."`
+	CatObject  CatObjectCmd  `cmd:"" name:"cat-object" group:"plumbing" help:"Print an object's kind, size or content."`
+	RevParse   RevParseCmd   `cmd:"" name:"rev-parse" group:"plumbing" help:"Resolve revisions (refs, id prefixes, ^ and ~N) to object ids."`
+	UpdateRef  UpdateRefCmd  `cmd:"" name:"update-ref" group:"plumbing" help:"Set or delete a ref, optionally only if it still has an expected value."`
+	ShowRef    ShowRefCmd    `cmd:"" name:"show-ref" group:"plumbing" help:"List refs and their heads."`
+	CommitTree CommitTreeCmd `cmd:"" name:"commit-tree" group:"plumbing" help:"Write a commit object for a tree."`
+	LsTree     LsTreeCmd     `cmd:"" name:"ls-tree" group:"plumbing" help:"List the entries of a tree."`
+
+	Debug DebugCmd `cmd:"" group:"debug" help:"Inspection commands: refs, cat, history, verify."`
+}
+
+const description = `ctx gives coding agents and their teams a durable, queryable,
+git-mergeable memory of a code base, kept in .ctx/.
+
+Every command accepts --json for machine-readable output. On failure ctx
+prints "ctx: EXXX Name: message" and a hint on stderr, nothing on stdout,
+and exits with:
+
+  0    success
+  1    error without a code (I/O failure, internal error)
+  2    E015 invalid argument or usage
+  21   E001 ObjectNotFound         27  E007 IndexCorrupt
+  22   E002 HashMismatch           28  E008 StagingConflict
+  23   E003 InvalidEnvelope        29  E009 CommitOrphan
+  24   E004 DeserializationFailed  30  E010 BudgetExceeded
+  25   E005 RefNotFound            31  E011 StoreNotFound
+  26   E006 LockConflict           32  E012 StoreExists
+  33   E013 RefConflict            34  E014 RefDiverged
+  36   E016 ConfigInvalid          37  E017 AmbiguousID
+  38   E018 RefCorrupt             130 interrupted
+
+See docs/CLI.md for every command.`
+
+// App carries what a command needs besides its flags: the streams, the
+// environment and the global flags. Commands receive it from kong.
+type App struct {
+	Env
+	Globals *Globals
+	Ctx     context.Context
+	Clock   clock.Clock
+
+	cleanup []func()
+}
+
+// exitRequest unwinds a kong-initiated exit (after --help) to Main.
+type exitRequest struct{ code int }
+
+// Main runs ctx with args and returns the exit status.
+func Main(ctx context.Context, args []string, env Env) (status int) {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	var cli CLI
+	app := &App{Env: env, Globals: &cli.Globals, Ctx: ctx}
+	defer func() {
+		for i := len(app.cleanup) - 1; i >= 0; i-- {
+			app.cleanup[i]()
+		}
+		if r := recover(); r != nil {
+			req, ok := r.(exitRequest)
+			if !ok {
+				panic(r)
+			}
+			status = req.code
+		}
+	}()
+	parser, err := kong.New(&cli,
+		kong.Name("ctx"),
+		kong.Description(description),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(func(code int) { panic(exitRequest{code}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Resolvers(envResolver(env.Getenv)),
+		kong.Bind(app),
+		kong.BindToProvider(app.openRepo),
+		kong.BindToProvider(app.lockRepo),
+	)
+	if err != nil {
+		return app.fail(fmt.Errorf("internal: %w", err))
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		var pe *kong.ParseError
+		if errors.As(err, &pe) {
+			return app.fail(&usageError{err: pe, cmd: commandPath(pe.Context)})
+		}
+		return app.fail(err)
+	}
+	app.Clock, err = clockFromEnv(env.Getenv)
+	if err != nil {
+		return app.fail(err)
+	}
+	if err := kctx.Run(); err != nil {
+		return app.fail(err)
+	}
+	return 0
+}
+
+// envResolver makes kong's env tags read env.Getenv rather than the
+// process environment, so that tests can run in-process.
+func envResolver(getenv func(string) string) kong.Resolver {
+	return kong.ResolverFunc(func(_ *kong.Context, _ *kong.Path, flag *kong.Flag) (any, error) {
+		for _, name := range flag.Envs {
+			if v := getenv(name); v != "" {
+				return v, nil
+			}
+		}
+		return nil, nil
+	})
+}
+
+func commandPath(k *kong.Context) string {
+	if k == nil {
+		return ""
+	}
+	return strings.TrimSpace(k.Command())
+}
+
+// clockFromEnv returns the wall clock, or the fixed time of CTX_DATE
+// (Unix seconds or RFC 3339) for reproducible commits.
+func clockFromEnv(getenv func(string) string) (clock.Clock, error) {
+	v := getenv("CTX_DATE")
+	if v == "" {
+		return clock.Real{}, nil
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return clock.Fixed(time.Unix(n, 0).UTC()), nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return nil, &usageError{err: fmt.Errorf("CTX_DATE=%q is neither Unix seconds nor RFC 3339", v)}
+	}
+	return clock.Fixed(t), nil
+}
+
+// wd returns the working directory.
+func (a *App) wd() (string, error) {
+	if a.Wd != "" {
+		return a.Wd, nil
+	}
+	return os.Getwd()
+}
+
+// storeRoot locates the .ctx directory from --dir or the working directory.
+func (a *App) storeRoot() (string, error) {
+	if a.Globals.Dir != "" {
+		return repo.Locate(a.Globals.Dir, false)
+	}
+	wd, err := a.wd()
+	if err != nil {
+		return "", err
+	}
+	return repo.Locate(wd, true)
+}
+
+// openRepo opens the store for reading; kong calls it for a command whose
+// Run takes a *repo.Repo.
+func (a *App) openRepo() (*repo.Repo, error) {
+	root, err := a.storeRoot()
+	if err != nil {
+		return nil, err
+	}
+	return repo.Open(root, repo.Options{Clock: a.Clock})
+}
+
+// lockRepo opens the store and takes its writer lock, released when the
+// command returns; kong calls it for a command whose Run takes a
+// *repo.Writer.
+func (a *App) lockRepo(k *kong.Context) (*repo.Writer, error) {
+	r, err := a.openRepo()
+	if err != nil {
+		return nil, err
+	}
+	timeout := a.Globals.LockTimeout
+	if timeout == 0 {
+		timeout = -1 // --lock-timeout=0: do not wait
+	}
+	w, err := r.Lock(a.Ctx, repo.LockOptions{Timeout: timeout, Command: "ctx " + commandPath(k)})
+	if err != nil {
+		return nil, err
+	}
+	a.cleanup = append(a.cleanup, func() { _ = w.Unlock() })
+	return w, nil
+}
+
+// printf writes text output; it is silent in --json mode.
+func (a *App) printf(format string, args ...any) {
+	if !a.Globals.JSON {
+		fmt.Fprintf(a.Stdout, format, args...)
+	}
+}
+
+// emit writes v as JSON in --json mode.
+func (a *App) emit(v any) error {
+	if !a.Globals.JSON {
+		return nil
+	}
+	enc := json.NewEncoder(a.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lockfile"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// code is one row of the error-code table of docs/CLI.md.
+type code struct {
+	ID   string // "E002"; "" for an error without a code
+	Name string
+	Exit int
+	Hint string
+}
+
+var (
+	codeNone            = code{"", "Error", 1, ""}
+	codeObjectNotFound  = code{"E001", "ObjectNotFound", 21, "the object is not in this store: check the id with `ctx rev-parse`, or `git pull` if a teammate created it"}
+	codeHashMismatch    = code{"E002", "HashMismatch", 22, "the object's file is damaged: restore it from git (`git checkout -- .ctx/objects`) or a backup, then run `ctx verify`"}
+	codeInvalidEnvelope = code{"E003", "InvalidEnvelope", 23, "the object was not written by ctx: restore it from git or a backup, then run `ctx verify`"}
+	codeDecode          = code{"E004", "DeserializationFailed", 24, "run `ctx verify`; if the object was written by a newer ctx, upgrade ctx"}
+	codeRefNotFound     = code{"E005", "RefNotFound", 25, "list the refs with `ctx show-ref`"}
+	codeLockConflict    = code{"E006", "LockConflict", 26, "another ctx process is writing to this store: wait for it, or raise --lock-timeout"}
+	codeCommitOrphan    = code{"E009", "CommitOrphan", 29, "a commit's parent is missing: `git pull` the rest of the store, or restore .ctx/objects from a backup"}
+	codeStoreNotFound   = code{"E011", "StoreNotFound", 31, "run `ctx init` in the project's root directory, or pass --dir"}
+	codeStoreExists     = code{"E012", "StoreExists", 32, "`ctx init --force` replaces the store, losing everything in it"}
+	codeRefConflict     = code{"E013", "RefConflict", 33, "the ref moved since it was read: read it again with `ctx rev-parse` and retry"}
+	codeRefDiverged     = code{"E014", "RefDiverged", 34, "a git merge left several heads: run `ctx reconcile` (any ctx write also merges them)"}
+	codeInvalidArgument = code{"E015", "InvalidArgument", 2, "see `ctx --help`"}
+	codeConfigInvalid   = code{"E016", "ConfigInvalid", 36, "fix .ctx/config.toml; docs/FORMAT.md lists every key"}
+	codeAmbiguousID     = code{"E017", "AmbiguousID", 37, "give more hex digits of the id"}
+	codeRefCorrupt      = code{"E018", "RefCorrupt", 38, "restore the file from git (`git checkout -- .ctx/refs .ctx/HEAD`), or set the ref with `ctx update-ref`"}
+	codeInterrupted     = code{"", "Interrupted", 130, ""}
+)
+
+// usageError is a command line that does not parse or makes no sense.
+type usageError struct {
+	err error
+	cmd string // the command, for the hint
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// silentError fails with its code but prints nothing (cat-object -e).
+type silentError struct{ err error }
+
+func (e *silentError) Error() string { return e.err.Error() }
+func (e *silentError) Unwrap() error { return e.err }
+
+// classify maps an error to its row of the table. This is the only place
+// where errors become exit codes.
+func classify(err error) code {
+	var ue *usageError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return codeInterrupted
+	case errors.As(err, &ue):
+		c := codeInvalidArgument
+		if ue.cmd != "" {
+			c.Hint = "see `ctx " + ue.cmd + " --help`"
+		}
+		return c
+	case errors.Is(err, object.ErrHashMismatch):
+		return codeHashMismatch
+	case errors.Is(err, object.ErrInvalidEnvelope):
+		return codeInvalidEnvelope
+	case errors.Is(err, repo.ErrOrphanCommit):
+		return codeCommitOrphan
+	case errors.Is(err, object.ErrDecode), errors.Is(err, repo.ErrWrongTarget), errors.Is(err, repo.ErrNotCommit):
+		return codeDecode
+	case errors.Is(err, object.ErrNotFound), errors.Is(err, repo.ErrDanglingLink):
+		return codeObjectNotFound
+	case errors.Is(err, refs.ErrCorrupt):
+		return codeRefCorrupt
+	case errors.Is(err, refs.ErrNotFound):
+		return codeRefNotFound
+	case errors.Is(err, lockfile.ErrLocked):
+		return codeLockConflict
+	case errors.Is(err, repo.ErrNotAStore):
+		return codeStoreNotFound
+	case errors.Is(err, repo.ErrExists):
+		return codeStoreExists
+	case errors.Is(err, refs.ErrChanged):
+		return codeRefConflict
+	case errors.Is(err, repo.ErrDiverged):
+		return codeRefDiverged
+	case errors.Is(err, object.ErrAmbiguous):
+		return codeAmbiguousID
+	case errors.Is(err, repo.ErrConfig):
+		return codeConfigInvalid
+	case errors.Is(err, repo.ErrInvalidRev), errors.Is(err, object.ErrInvalidID), errors.Is(err, refs.ErrInvalidName):
+		c := codeInvalidArgument
+		c.Hint = "a revision is a ref (HEAD, main, refs/<name>, STAGE) or an id prefix of at least 4 hex digits, then ^, ^N, ~N or :PATH; `ctx show-ref` lists the refs"
+		return c
+	case errors.Is(err, object.ErrInvalidArgument), errors.Is(err, object.ErrTooLarge):
+		return codeInvalidArgument
+	}
+	return codeNone
+}
+
+// message strips the package prefixes ("object: ", "repo: ") that library
+// errors carry, which mean nothing to a user.
+func message(err error) string {
+	s := err.Error()
+	for _, p := range []string{"repo: ", "refs: ", "object: ", "lockfile: "} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return s
+}
+
+// fail reports err on stderr and returns the exit status.
+func (a *App) fail(err error) int {
+	c := classify(err)
+	var se *silentError
+	if errors.As(err, &se) {
+		return c.Exit
+	}
+	msg := message(err)
+	if c == codeInterrupted {
+		msg = "interrupted"
+	}
+	if a.Globals != nil && a.Globals.JSON {
+		b, _ := json.Marshal(map[string]any{"error": map[string]any{
+			"code": c.ID, "name": c.Name, "message": msg, "hint": c.Hint, "exit": c.Exit,
+		}})
+		fmt.Fprintf(a.Stderr, "%s\n", b)
+		return c.Exit
+	}
+	if c.ID != "" {
+		fmt.Fprintf(a.Stderr, "ctx: %s %s: %s\n", c.ID, c.Name, msg)
+	} else {
+		fmt.Fprintf(a.Stderr, "ctx: %s\n", msg)
+	}
+	if c.Hint != "" {
+		fmt.Fprintf(a.Stderr, "hint: %s\n", c.Hint)
+	}
+	return c.Exit
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// HashObjectCmd is `ctx hash-object`.
+type HashObjectCmd struct {
+	Write      bool     `short:"w" help:"Store the objects (all made durable together before ctx exits)."`
+	Type       string   `short:"t" default:"blob" enum:"blob,typed" help:"Object kind: blob (raw bytes) or typed (a CBOR typed payload, checked against the schema)."`
+	Input      string   `name:"input" default:"cbor" enum:"cbor,json" help:"For -t typed: the input is the CBOR payload (cbor) or the JSON form that cat-object -p prints (json)."`
+	Stdin      bool     `name:"stdin" help:"Read the object from standard input."`
+	StdinPaths bool     `name:"stdin-paths" help:"Read file paths from standard input, one per line (NUL-separated with -z)."`
+	Zero       bool     `short:"z" help:"With --stdin-paths, paths are separated by NUL bytes."`
+	Files      []string `arg:"" optional:"" name:"file" help:"Files to hash."`
+}
+
+// Run hashes the input and prints one id per line.
+func (c *HashObjectCmd) Run(app *App) error {
+	sources := 0
+	for _, b := range []bool{c.Stdin, c.StdinPaths, len(c.Files) > 0} {
+		if b {
+			sources++
+		}
+	}
+	if sources != 1 {
+		return &usageError{err: fmt.Errorf("give exactly one of --stdin, --stdin-paths or FILE..."), cmd: "hash-object"}
+	}
+	if c.Zero && !c.StdinPaths {
+		return &usageError{err: fmt.Errorf("-z needs --stdin-paths"), cmd: "hash-object"}
+	}
+	paths := c.Files
+	if c.StdinPaths {
+		var err error
+		if paths, err = readPaths(app.Stdin, c.Zero); err != nil {
+			return err
+		}
+	}
+	var r *repo.Repo
+	if c.Write {
+		var err error
+		if r, err = app.openRepo(); err != nil {
+			return err
+		}
+	}
+	var ids []object.ID
+	var err error
+	if c.Type == "typed" {
+		ids, err = c.hashTyped(app, r, paths)
+	} else {
+		ids, err = c.hashBlobs(app, r, paths)
+	}
+	if err != nil {
+		return err
+	}
+	type row struct {
+		Path string    `json:"path,omitempty"`
+		ID   object.ID `json:"id"`
+	}
+	rows := make([]row, len(ids))
+	out := bufio.NewWriter(app.Stdout)
+	for i, id := range ids {
+		if !c.Stdin {
+			rows[i].Path = paths[i]
+		}
+		rows[i].ID = id
+		if !app.Globals.JSON {
+			fmt.Fprintln(out, id)
+		}
+	}
+	if err := out.Flush(); err != nil {
+		return err
+	}
+	return app.emit(rows)
+}
+
+func (c *HashObjectCmd) hashBlobs(app *App, r *repo.Repo, paths []string) ([]object.ID, error) {
+	if c.Stdin {
+		data, err := io.ReadAll(app.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		if r == nil {
+			return []object.ID{object.Sum(object.KindBlob, data)}, nil
+		}
+		id, err := r.Objects.Put(object.KindBlob, data)
+		return []object.ID{id}, err
+	}
+	if r == nil {
+		return object.PutFiles(app.Ctx, nil, paths, 0)
+	}
+	b := r.Objects.NewBatch()
+	ids, err := object.PutFiles(app.Ctx, b, paths, 0)
+	if err != nil {
+		b.Abort()
+		return nil, err
+	}
+	return ids, b.Commit()
+}
+
+func (c *HashObjectCmd) hashTyped(app *App, r *repo.Repo, paths []string) ([]object.ID, error) {
+	types, err := repo.Registry()
+	if err != nil {
+		return nil, err
+	}
+	var inputs [][]byte
+	if c.Stdin {
+		data, err := io.ReadAll(app.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, data)
+	} else {
+		for _, p := range paths {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			inputs = append(inputs, data)
+		}
+	}
+	ids := make([]object.ID, len(inputs))
+	for i, data := range inputs {
+		payload := data
+		if c.Input == "json" {
+			if payload, err = types.FromJSON(data); err != nil {
+				return nil, err
+			}
+		} else {
+			if err := object.CheckCanonical(payload); err != nil {
+				return nil, err
+			}
+			if _, err := types.Decode(payload); err != nil {
+				return nil, err
+			}
+		}
+		if r == nil {
+			ids[i] = object.Sum(object.KindTyped, payload)
+		} else if ids[i], err = r.Objects.Put(object.KindTyped, payload); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
+
+// readPaths reads newline- or NUL-separated paths, skipping empty ones.
+func readPaths(r io.Reader, nul bool) ([]string, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	sep := []byte{'\n'}
+	if nul {
+		sep = []byte{0}
+	}
+	var paths []string
+	for _, p := range bytes.Split(data, sep) {
+		if !nul {
+			p = bytes.TrimSuffix(p, []byte{'\r'})
+		}
+		if len(p) > 0 {
+			paths = append(paths, string(p))
+		}
+	}
+	return paths, nil
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// LogCmd is `ctx log` (also `ctx debug history`).
+type LogCmd struct {
+	Limit   int      `short:"n" name:"limit" placeholder:"N" help:"Show at most N commits."`
+	Oneline bool     `help:"One line per commit: short id and subject."`
+	Revs    []string `arg:"" optional:"" name:"rev" help:"Start from these revisions (default: every head of the ref HEAD names)."`
+}
+
+type logRow struct {
+	ID   object.ID `json:"id"`
+	Time string    `json:"time"`
+	*object.Commit
+	Work *object.WorkCommit `json:"work_commit,omitempty"`
+}
+
+// Run prints the history, newest first.
+func (c *LogCmd) Run(app *App, r *repo.Repo) error {
+	if c.Limit < 0 {
+		return &usageError{err: fmt.Errorf("--limit must not be negative"), cmd: "log"}
+	}
+	var starts []object.ID
+	if len(c.Revs) == 0 {
+		heads, err := r.Heads(refs.HEAD)
+		if err != nil {
+			return err
+		}
+		starts = heads
+	}
+	for _, rev := range c.Revs {
+		id, err := r.Resolve(rev)
+		if err != nil {
+			return err
+		}
+		starts = append(starts, id)
+	}
+	entries, err := r.Log(app.Ctx, starts, c.Limit)
+	if err != nil {
+		return err
+	}
+	if app.Globals.JSON {
+		rows := make([]logRow, len(entries))
+		for i, e := range entries {
+			rows[i] = logRow{ID: e.ID, Time: time.Unix(e.Time(), 0).UTC().Format(time.RFC3339), Commit: e.Commit, Work: e.Work}
+		}
+		return app.emit(rows)
+	}
+	out := bufio.NewWriter(app.Stdout)
+	for i, e := range entries {
+		msg := ""
+		if e.Commit != nil {
+			msg = e.Commit.Message
+		} else {
+			msg = fmt.Sprintf("[%s] session %s", e.Work.StepKind, e.Work.SessionID)
+		}
+		if c.Oneline {
+			subject, _, _ := strings.Cut(msg, "\n")
+			fmt.Fprintf(out, "%s %s\n", e.ID.Short(), subject)
+			continue
+		}
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprintf(out, "commit %s\n", e.ID)
+		if ps := e.Parents(); len(ps) > 1 {
+			short := make([]string, len(ps))
+			for j, p := range ps {
+				short[j] = p.Short()
+			}
+			fmt.Fprintf(out, "Merge:  %s\n", strings.Join(short, " "))
+		}
+		if e.Commit != nil && e.Commit.Author != "" {
+			fmt.Fprintf(out, "Author: %s\n", e.Commit.Author)
+		}
+		fmt.Fprintf(out, "Date:   %s\n\n", time.Unix(e.Time(), 0).UTC().Format("2006-01-02 15:04:05 -0700"))
+		for _, line := range strings.Split(msg, "\n") {
+			fmt.Fprintf(out, "    %s\n", line)
+		}
+	}
+	return out.Flush()
+}

@@ -1,0 +1,178 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// Options configure Run.
+type Options struct {
+	// Dir is an existing, empty directory for the project.
+	Dir string
+	// Out receives the narration.
+	Out io.Writer
+	// Clock times the commits; nil means the wall clock.
+	Clock clock.Clock
+}
+
+// Summary is what the demo produced.
+type Summary struct {
+	Dir     string    `json:"dir"`
+	Store   string    `json:"store"`
+	Files   int       `json:"files"`
+	Commit  object.ID `json:"commit"`
+	Tree    object.ID `json:"tree"`
+	Objects int       `json:"objects"`
+	OK      bool      `json:"ok"`
+}
+
+// Run extracts the demo project into opts.Dir, creates a store, snapshots
+// the project into it as one commit on main, and checks the store,
+// narrating each step with the equivalent commands.
+func Run(ctx context.Context, opts Options) (*Summary, error) {
+	out := opts.Out
+	if out == nil {
+		out = io.Discard
+	}
+	step := func(format string, args ...any) { fmt.Fprintf(out, "\n$ "+format+"\n", args...) }
+	if err := Extract(opts.Dir); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "demo project: %s (a Go networking library, %d files)\n", opts.Dir, len(Files()))
+
+	step("ctx init")
+	r, err := repo.Init(opts.Dir, repo.InitOptions{Options: repo.Options{Clock: opts.Clock}})
+	if err != nil {
+		return nil, err
+	}
+	base, err := r.Resolve("main")
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "Initialized empty ctx store in %s\nrefs/main -> %s (the root commit every store shares)\n", r.Root, base.Short())
+
+	paths, err := projectFiles(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	step("ctx hash-object -w --stdin-paths   # %d files, made durable with one sync", len(paths))
+	abs := make([]string, len(paths))
+	for i, p := range paths {
+		abs[i] = filepath.Join(opts.Dir, filepath.FromSlash(p))
+	}
+	b := r.Objects.NewBatch()
+	ids, err := object.PutFiles(ctx, b, abs, 0)
+	if err != nil {
+		b.Abort()
+		return nil, err
+	}
+	files := make(map[string]object.ID, len(paths))
+	for i, p := range paths {
+		files[p] = ids[i]
+		fmt.Fprintf(out, "%s  %s\n", ids[i].Short(), p)
+	}
+	tree, err := object.WriteTree(b, files)
+	if err != nil {
+		b.Abort()
+		return nil, err
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
+	}
+
+	step("ctx commit-tree %s -p main -m 'Snapshot the demo project'", tree.Short())
+	commit, err := r.CommitTree(tree, []object.ID{base}, "Snapshot the demo project", "ctx demo")
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(out, commit)
+
+	step("ctx update-ref main %s %s", commit.Short(), base.Short())
+	w, err := r.Lock(ctx, repo.LockOptions{Command: "ctx demo"})
+	if err != nil {
+		return nil, err
+	}
+	err = w.UpdateRef(refs.Main, commit, refs.Among(base))
+	if uerr := w.Unlock(); err == nil {
+		err = uerr
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	step("ctx log --oneline")
+	entries, err := r.Log(ctx, []object.ID{commit}, 0)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		fmt.Fprintf(out, "%s %s\n", e.ID.Short(), e.Commit.Message)
+	}
+
+	step("ctx cat-object -p main")
+	_, payload, err := r.Objects.Get(commit)
+	if err != nil {
+		return nil, err
+	}
+	js, err := object.ToJSON(payload, true)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "%s\n", js)
+
+	step("ctx cat-object -p main:retry/backoff.go")
+	if _, content, err := r.Objects.Get(files["retry/backoff.go"]); err == nil {
+		lines := strings.SplitAfter(string(content), "\n")
+		fmt.Fprintf(out, "%s  ...\n", strings.Join(lines[:min(8, len(lines))], ""))
+	} else {
+		return nil, err
+	}
+
+	step("ctx verify")
+	rep, err := r.Verify(ctx, repo.VerifyOptions{})
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "checked %d objects (%d blobs, %d typed): ", rep.Objects, rep.Blobs, rep.Objects-rep.Blobs)
+	if rep.OK() {
+		fmt.Fprintln(out, "no problems found")
+	} else {
+		fmt.Fprintf(out, "%d problem(s): %v\n", len(rep.Problems), rep.Problems[0])
+	}
+	return &Summary{Dir: opts.Dir, Store: r.Root, Files: len(paths), Commit: commit, Tree: tree, Objects: rep.Objects, OK: rep.OK()}, nil
+}
+
+// projectFiles lists the regular files under dir, outside .ctx, as sorted
+// slash-separated relative paths.
+func projectFiles(dir string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == repo.DirName {
+			return fs.SkipDir
+		}
+		if d.Type().IsRegular() {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return err
+			}
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(paths)
+	return paths, err
+}
+

@@ -1,0 +1,429 @@
+package object
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/fault"
+)
+
+// Getter reads objects.
+type Getter interface {
+	// Get returns the kind and payload of the object id. A missing object
+	// fails with ErrNotFound; a corrupt one fails with ErrHashMismatch or
+	// ErrInvalidEnvelope and its content is never returned.
+	Get(id ID) (Kind, []byte, error)
+}
+
+// Putter writes objects.
+type Putter interface {
+	// Put stores an object and returns its ID. Storing an object that is
+	// already present writes nothing and returns the same ID.
+	Put(kind Kind, payload []byte) (ID, error)
+}
+
+// Haser tells whether objects exist.
+type Haser interface {
+	// Has reports whether the object is present, without reading it.
+	Has(id ID) (bool, error)
+}
+
+// ReadWriter reads and writes objects.
+type ReadWriter interface {
+	Getter
+	Putter
+	Haser
+}
+
+// GetTyped reads the typed object id into v.
+func GetTyped(g Getter, id ID, v Typed) error {
+	kind, payload, err := g.Get(id)
+	if err != nil {
+		return err
+	}
+	if kind != KindTyped {
+		return &Error{Op: "decode", ID: id, Err: fmt.Errorf("%w: object is a %s, not a %s", ErrDecode, kind, v.TypeName())}
+	}
+	if err := Decode(payload, v); err != nil {
+		return &Error{Op: "decode", ID: id, Err: err}
+	}
+	return nil
+}
+
+// PutTyped encodes v and stores it.
+func PutTyped(p Putter, v Typed) (ID, error) {
+	payload, err := Encode(v)
+	if err != nil {
+		return Zero, err
+	}
+	return p.Put(KindTyped, payload)
+}
+
+// StoreOptions configure a Store.
+type StoreOptions struct {
+	// CompressionLevel is the zstd level, 1 (fastest) to 22 (smallest);
+	// 0 means DefaultCompressionLevel. It never changes an object's ID.
+	CompressionLevel int
+}
+
+// Validate checks the options.
+func (o StoreOptions) Validate() error {
+	if o.CompressionLevel < 0 || o.CompressionLevel > 22 {
+		return fmt.Errorf("%w: compression level %d is outside 0-22", ErrInvalidArgument, o.CompressionLevel)
+	}
+	return nil
+}
+
+// Store is the loose-object store: one zstd-compressed file per object at
+// objects/<first two hex digits>/<64 hex digits>. Its methods are safe for
+// concurrent use by any number of goroutines and processes: objects are
+// written under temporary names and renamed into place, so a reader sees a
+// whole object or none.
+type Store struct {
+	dir string // the objects directory
+	enc *encoders
+}
+
+var (
+	_ ReadWriter = (*Store)(nil)
+	_ ReadWriter = (*MemStore)(nil)
+)
+
+// NewStore opens the object store in dir, which must exist.
+func NewStore(dir string, opts StoreOptions) (*Store, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("object: open store: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("object: open store: %s is not a directory", dir)
+	}
+	level := opts.CompressionLevel
+	if level == 0 {
+		level = DefaultCompressionLevel
+	}
+	enc, err := newEncoders(level)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir, enc: enc}, nil
+}
+
+// Dir returns the objects directory.
+func (s *Store) Dir() string { return s.dir }
+
+// RelPath returns the path of id's file relative to the store's parent
+// directory, e.g. "objects/ab/ab12…", for messages.
+func RelPath(id ID) string {
+	h := id.String()
+	return "objects/" + h[:2] + "/" + h
+}
+
+func (s *Store) path(id ID) string {
+	h := id.String()
+	return filepath.Join(s.dir, h[:2], h)
+}
+
+func (s *Store) err(op string, id ID, err error) error {
+	return &Error{Op: op, ID: id, Path: RelPath(id), Err: err}
+}
+
+// Has reports whether the object's file exists. It does not verify it.
+func (s *Store) Has(id ID) (bool, error) {
+	_, err := os.Lstat(s.path(id))
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, s.err("stat", id, err)
+}
+
+// readCanonical reads, decompresses and verifies an object held in memory.
+func (s *Store) readCanonical(id ID) ([]byte, error) {
+	stored, err := os.ReadFile(s.path(id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, s.err("read", id, ErrNotFound)
+		}
+		return nil, s.err("read", id, err)
+	}
+	canon, err := decompress(stored)
+	if err != nil {
+		return nil, s.err("read", id, err)
+	}
+	if sumCanonical(canon) != id {
+		return nil, s.err("read", id, ErrHashMismatch)
+	}
+	return canon, nil
+}
+
+// Get reads and verifies an object. Objects over MaxInMemory fail with
+// ErrTooLarge; read them with Open.
+func (s *Store) Get(id ID) (Kind, []byte, error) {
+	canon, err := s.readCanonical(id)
+	if err != nil {
+		return KindInvalid, nil, err
+	}
+	kind, payload, err := ParseEnvelope(canon)
+	if err != nil {
+		return KindInvalid, nil, s.err("read", id, err)
+	}
+	return kind, payload, nil
+}
+
+// Put stores an object durably: when Put returns, the object survives a
+// crash. Use a Batch to store many objects with one sync.
+func (s *Store) Put(kind Kind, payload []byte) (ID, error) {
+	if !kind.Valid() {
+		return Zero, fmt.Errorf("%w: kind %d", ErrInvalidArgument, kind)
+	}
+	if len(payload) > MaxInMemory {
+		return Zero, fmt.Errorf("%w: %d-byte payload; use PutReader", ErrTooLarge, len(payload))
+	}
+	id := Sum(kind, payload)
+	if ok, err := s.Has(id); err != nil || ok {
+		return id, err
+	}
+	tmp, err := s.writeTemp(id, s.enc.compress(kind, payload), true)
+	if err != nil {
+		return Zero, err
+	}
+	if err := s.install(tmp, id, true); err != nil {
+		return Zero, err
+	}
+	return id, nil
+}
+
+// shardDir returns the directory of id's shard, creating it if needed; the
+// bool reports whether it was created.
+func (s *Store) shardDir(id ID) (string, bool, error) {
+	dir := filepath.Join(s.dir, id.String()[:2])
+	err := os.Mkdir(dir, 0o755)
+	if err == nil {
+		return dir, true, nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return dir, false, nil
+	}
+	return "", false, s.err("write", id, err)
+}
+
+// writeTemp writes compressed bytes to a temporary file in id's shard and
+// returns its path. With sync it fsyncs the file.
+func (s *Store) writeTemp(id ID, data []byte, sync bool) (string, error) {
+	dir, _, err := s.shardDir(id)
+	if err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, id.String()+".*.tmp")
+	if err != nil {
+		return "", s.err("write", id, err)
+	}
+	tmp := f.Name()
+	if _, err = f.Write(data); err == nil {
+		fault.Hit("object.written")
+		if sync {
+			err = f.Sync()
+		}
+	}
+	if err == nil {
+		err = f.Chmod(0o444)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return "", s.err("write", id, err)
+	}
+	fault.Hit("object.synced")
+	return tmp, nil
+}
+
+// install renames a complete temporary file to id's path. With sync it
+// fsyncs the directories involved so that the rename is durable.
+func (s *Store) install(tmp string, id ID, sync bool) error {
+	dst := s.path(id)
+	dir, created, err := s.shardDir(id)
+	if err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dst); err != nil {
+		_ = os.Remove(tmp)
+		return s.err("write", id, err)
+	}
+	fault.Hit("object.renamed")
+	if !sync {
+		return nil
+	}
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return s.err("write", id, err)
+	}
+	if created || filepath.Dir(tmp) != dir {
+		if err := atomicfile.SyncDir(s.dir); err != nil {
+			return s.err("write", id, err)
+		}
+	}
+	return nil
+}
+
+// Resolve returns the single object whose ID starts with prefix, which must
+// be at least MinPrefix lowercase hex digits. No match fails with
+// ErrNotFound, several with an *AmbiguousError.
+func (s *Store) Resolve(prefix string) (ID, error) {
+	p := strings.ToLower(prefix)
+	if !IsHex(p) || len(p) > 2*IDSize {
+		return Zero, fmt.Errorf("%w: %q is not a hex object id or prefix", ErrInvalidID, prefix)
+	}
+	if len(p) == 2*IDSize {
+		id, _ := ParseID(p)
+		ok, err := s.Has(id)
+		if err != nil {
+			return Zero, err
+		}
+		if !ok {
+			return Zero, s.err("resolve", id, ErrNotFound)
+		}
+		return id, nil
+	}
+	if len(p) < MinPrefix {
+		return Zero, fmt.Errorf("%w: prefix %q is shorter than %d hex digits", ErrInvalidID, prefix, MinPrefix)
+	}
+	names, err := readNames(filepath.Join(s.dir, p[:2]))
+	if err != nil {
+		return Zero, fmt.Errorf("object: resolve %s: %w", prefix, err)
+	}
+	var found []ID
+	for _, n := range names {
+		if strings.HasPrefix(n, p) {
+			if id, err := ParseID(n); err == nil {
+				found = append(found, id)
+			}
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Zero, fmt.Errorf("object: resolve %s: %w", prefix, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	return Zero, &AmbiguousError{Prefix: p, Candidates: found}
+}
+
+// readNames lists a directory's entry names in sorted order; a missing
+// directory has none.
+func readNames(dir string) ([]string, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// List returns the IDs of all objects in the store in sorted order, and the
+// paths (relative to the store's parent) of anything else found in it:
+// temporary files left by a crash and unexpected files.
+func (s *Store) List(ctx context.Context) (ids []ID, strays []string, err error) {
+	top, err := readNames(s.dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("object: list: %w", err)
+	}
+	for _, shard := range top {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		rel := "objects/" + shard
+		if len(shard) != 2 || !IsHex(shard) {
+			strays = append(strays, rel)
+			continue
+		}
+		names, err := readNames(filepath.Join(s.dir, shard))
+		if err != nil {
+			if errors.Is(err, syscall.ENOTDIR) {
+				strays = append(strays, rel)
+				continue
+			}
+			return nil, nil, fmt.Errorf("object: list %s: %w", rel, err)
+		}
+		for _, n := range names {
+			id, perr := ParseID(n)
+			if perr != nil || !strings.HasPrefix(n, shard) {
+				strays = append(strays, rel+"/"+n)
+				continue
+			}
+			ids = append(ids, id)
+		}
+	}
+	return ids, strays, nil
+}
+
+// Info describes a stored object.
+type Info struct {
+	ID     ID
+	Kind   Kind
+	Type   string // type name of a typed object; "" for a blob
+	Size   uint64 // payload bytes
+	Stored int64  // bytes on disk
+}
+
+// Verify reads an object completely, checks its hash and envelope, and
+// returns its description and, for a typed object, its payload (nil for a
+// blob). Blobs of any size are checked in constant memory.
+func (s *Store) Verify(id ID) (Info, []byte, error) {
+	info := Info{ID: id}
+	st, err := os.Lstat(s.path(id))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return info, nil, s.err("read", id, ErrNotFound)
+		}
+		return info, nil, s.err("read", id, err)
+	}
+	info.Stored = st.Size()
+	canon, err := s.readCanonical(id)
+	if errors.Is(err, ErrTooLarge) {
+		info.Kind, info.Size, err = s.hashPass(id)
+		if err == nil && info.Kind == KindTyped {
+			err = s.err("read", id, fmt.Errorf("%w: typed object larger than %d bytes", ErrTooLarge, MaxInMemory))
+		}
+		return info, nil, err
+	}
+	if err != nil {
+		return info, nil, err
+	}
+	kind, payload, err := ParseEnvelope(canon)
+	if err != nil {
+		return info, nil, s.err("read", id, err)
+	}
+	info.Kind, info.Size = kind, uint64(len(payload))
+	if kind != KindTyped {
+		return info, nil, nil
+	}
+	info.Type, err = TypeOf(payload)
+	if err != nil {
+		return info, payload, s.err("decode", id, err)
+	}
+	return info, payload, nil
+}

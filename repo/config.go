@@ -1,0 +1,202 @@
+package repo
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Version is the version of ctx that writes new stores.
+const Version = "0.1.0"
+
+// Config is .ctx/config.toml. Keys missing from the file take the values
+// of DefaultConfig; unknown keys are an error, so that typos are caught.
+type Config struct {
+	Repo      RepoConfig      `toml:"repo"`
+	Storage   StorageConfig   `toml:"storage"`
+	Ingestion IngestionConfig `toml:"ingestion"`
+	Retrieval RetrievalConfig `toml:"retrieval"`
+	LLM       LLMConfig       `toml:"llm"`
+}
+
+// RepoConfig is the [repo] table.
+type RepoConfig struct {
+	// ID identifies the repository; stable node ids of files are derived
+	// from it, so every clone must share it (config.toml is tracked).
+	ID string `toml:"id"`
+	// CtxVersion is the version of ctx that created the store.
+	CtxVersion string `toml:"ctx_version"`
+}
+
+// StorageConfig is the [storage] table.
+type StorageConfig struct {
+	// CompressionLevel is the zstd level of stored objects, 1-22 (0 means
+	// the default, 3). Teammates sharing a store must use the same level,
+	// which is why it lives in the tracked config.
+	CompressionLevel int `toml:"compression_level"`
+}
+
+// IngestionConfig is the [ingestion] table.
+type IngestionConfig struct {
+	IgnoreGlobs     []string `toml:"ignore_globs"`
+	MaxFilesPerStep int      `toml:"max_files_per_step"`
+	MaxBytesPerStep int64    `toml:"max_bytes_per_step"`
+	MaxFileBytes    int64    `toml:"max_file_bytes"`
+}
+
+// RetrievalConfig is the [retrieval] table.
+type RetrievalConfig struct {
+	DefaultBudget    int  `toml:"default_budget"`
+	DefaultDepth     int  `toml:"default_depth"`
+	IncludeNarrative bool `toml:"include_narrative"`
+}
+
+// LLMConfig is the [llm] table.
+type LLMConfig struct {
+	ServerURL         string `toml:"server_url"`
+	Model             string `toml:"model"`
+	MaxResponseTokens int    `toml:"max_response_tokens"`
+}
+
+// DefaultConfig returns the defaults of design appendix A.3.
+func DefaultConfig(repoID string) Config {
+	return Config{
+		Repo:    RepoConfig{ID: repoID, CtxVersion: Version},
+		Storage: StorageConfig{CompressionLevel: 3},
+		Ingestion: IngestionConfig{
+			IgnoreGlobs:     []string{"target/**", ".git/**", "node_modules/**", ".ctx/**"},
+			MaxFilesPerStep: 10,
+			MaxBytesPerStep: 1 << 20,
+			MaxFileBytes:    1 << 20,
+		},
+		Retrieval: RetrievalConfig{DefaultBudget: 16000, DefaultDepth: 2, IncludeNarrative: true},
+		LLM:       LLMConfig{ServerURL: "http://127.0.0.1:8080", Model: "default", MaxResponseTokens: 2048},
+	}
+}
+
+// ErrConfig means config.toml cannot be parsed or holds an invalid value.
+var ErrConfig = errors.New("repo: invalid config.toml")
+
+// Validate checks every value's range.
+func (c *Config) Validate() error {
+	var bad []string
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			bad = append(bad, fmt.Sprintf(format, args...))
+		}
+	}
+	check(c.Repo.ID != "" && !strings.ContainsAny(c.Repo.ID, "\x00\n"), "repo.id must be a non-empty single line")
+	check(c.Storage.CompressionLevel >= 0 && c.Storage.CompressionLevel <= 22, "storage.compression_level %d is outside 0-22", c.Storage.CompressionLevel)
+	for _, g := range c.Ingestion.IgnoreGlobs {
+		_, err := path.Match(strings.ReplaceAll(g, "**", "*"), "")
+		check(err == nil && g != "", "ingestion.ignore_globs: %q is not a valid glob", g)
+	}
+	check(c.Ingestion.MaxFilesPerStep > 0, "ingestion.max_files_per_step must be positive")
+	check(c.Ingestion.MaxBytesPerStep > 0, "ingestion.max_bytes_per_step must be positive")
+	check(c.Ingestion.MaxFileBytes > 0, "ingestion.max_file_bytes must be positive")
+	check(c.Retrieval.DefaultBudget > 0, "retrieval.default_budget must be positive")
+	check(c.Retrieval.DefaultDepth >= 0 && c.Retrieval.DefaultDepth <= 16, "retrieval.default_depth %d is outside 0-16", c.Retrieval.DefaultDepth)
+	u, err := url.Parse(c.LLM.ServerURL)
+	check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", "llm.server_url %q is not an http(s) URL", c.LLM.ServerURL)
+	check(c.LLM.MaxResponseTokens > 0, "llm.max_response_tokens must be positive")
+	if len(bad) > 0 {
+		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// LoadConfig reads a config file over the defaults.
+func LoadConfig(file string) (Config, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return Config{}, fmt.Errorf("repo: read config: %w", err)
+	}
+	return ParseConfig(data)
+}
+
+// ParseConfig parses config.toml text over the defaults.
+func ParseConfig(data []byte) (Config, error) {
+	c := DefaultConfig("")
+	md, err := toml.NewDecoder(bytes.NewReader(data)).Decode(&c)
+	if err != nil {
+		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
+		}
+		sort.Strings(keys)
+		return Config{}, fmt.Errorf("%w: unknown key(s) %s", ErrConfig, strings.Join(keys, ", "))
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Text renders the config as the commented config.toml that init writes.
+func (c *Config) Text() []byte {
+	q := func(s string) string {
+		var b bytes.Buffer
+		_ = toml.NewEncoder(&b).Encode(map[string]string{"v": s})
+		return strings.TrimSpace(strings.TrimPrefix(b.String(), "v = "))
+	}
+	globs := make([]string, len(c.Ingestion.IgnoreGlobs))
+	for i, g := range c.Ingestion.IgnoreGlobs {
+		globs[i] = "  " + q(g) + ","
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `# ctx store configuration. Tracked in git and shared by everyone who
+# works on this repository. See docs/FORMAT.md for every key.
+
+[repo]
+# Repository identity. Stable node ids derive from it: never change it.
+id = %s
+# Version of ctx that created this store.
+ctx_version = %s
+
+[storage]
+# zstd level of stored objects, 1 (fast) to 22 (small). Object ids do not
+# depend on it. Teammates must use the same level.
+compression_level = %d
+
+[ingestion]
+# Paths never ingested (globs; ** matches across directories).
+ignore_globs = [
+%s
+]
+# Budgets of one staging step.
+max_files_per_step = %d
+max_bytes_per_step = %d
+# Files larger than this are recorded but not stored.
+max_file_bytes = %d
+
+[retrieval]
+# Default token budget of a prompt pack.
+default_budget = %d
+# Default graph expansion depth.
+default_depth = %d
+# Include narrative (decisions, tasks, log) in prompt packs by default.
+include_narrative = %t
+
+[llm]
+# Default server URL (llama.cpp or OpenAI-compatible).
+server_url = %s
+# Default model name.
+model = %s
+# Response token limit.
+max_response_tokens = %d
+`, q(c.Repo.ID), q(c.Repo.CtxVersion), c.Storage.CompressionLevel,
+		strings.Join(globs, "\n"), c.Ingestion.MaxFilesPerStep, c.Ingestion.MaxBytesPerStep, c.Ingestion.MaxFileBytes,
+		c.Retrieval.DefaultBudget, c.Retrieval.DefaultDepth, c.Retrieval.IncludeNarrative,
+		q(c.LLM.ServerURL), q(c.LLM.Model), c.LLM.MaxResponseTokens)
+	return []byte(b.String())
+}

@@ -1,0 +1,84 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/lockfile"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+)
+
+// DefaultLockTimeout is how long a writer waits for another by default.
+const DefaultLockTimeout = 10 * time.Second
+
+// LockOptions configure Lock.
+type LockOptions struct {
+	// Timeout is how long to wait for another writer; 0 means
+	// DefaultLockTimeout, a negative value means do not wait.
+	Timeout time.Duration
+	// Command describes the locking process for a waiting writer's error
+	// message, e.g. "ctx update-ref".
+	Command string
+}
+
+// Writer is a Repo whose writer lock is held. It is the only way to move
+// refs. Release it with Unlock.
+type Writer struct {
+	*Repo
+	lock *lockfile.Lock
+}
+
+// Lock takes the store's writer lock (.ctx/LOCK). If another process holds
+// it for longer than the timeout, Lock fails with an error wrapping
+// lockfile.ErrLocked that names the holder.
+func (r *Repo) Lock(ctx context.Context, opts LockOptions) (*Writer, error) {
+	timeout := opts.Timeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultLockTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	host, _ := os.Hostname()
+	l, err := lockfile.Acquire(ctx, filepath.Join(r.Root, "LOCK"), lockfile.Options{
+		Timeout: timeout,
+		Holder:  lockfile.Holder{PID: os.Getpid(), Host: host, Since: r.Clock.Now(), Command: opts.Command},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Writer{Repo: r, lock: l}, nil
+}
+
+// Unlock releases the writer lock. The Writer must not be used afterwards.
+func (w *Writer) Unlock() error {
+	return w.lock.Release()
+}
+
+// UpdateRef sets ref n to id if its state meets exp (see refs.Store.Update).
+// The object must exist.
+func (w *Writer) UpdateRef(n refs.Name, id object.ID, exp refs.Expect) error {
+	ok, err := w.Objects.Has(id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return &object.Error{Op: "update-ref " + n.String(), ID: id, Path: object.RelPath(id), Err: object.ErrNotFound}
+	}
+	if err := w.Refs.Update(n, id, exp); err != nil {
+		return fmt.Errorf("repo: %w", err)
+	}
+	return nil
+}
+
+// DeleteRef deletes ref n if its state meets exp.
+func (w *Writer) DeleteRef(n refs.Name, exp refs.Expect) error {
+	if err := w.Refs.Delete(n, exp); err != nil {
+		return fmt.Errorf("repo: %w", err)
+	}
+	return nil
+}

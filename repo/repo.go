@@ -1,0 +1,122 @@
+package repo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+)
+
+// DirName is the name of the store directory inside a project.
+const DirName = ".ctx"
+
+var (
+	// ErrNotAStore means no .ctx directory was found.
+	ErrNotAStore = errors.New("repo: not a ctx store")
+	// ErrExists means init found a store already in place.
+	ErrExists = errors.New("repo: store already exists")
+)
+
+// Repo is an open ctx store.
+type Repo struct {
+	// Root is the .ctx directory.
+	Root string
+	// Config is the parsed config.toml.
+	Config Config
+	// Objects is the object store.
+	Objects *object.Store
+	// Refs is the ref store.
+	Refs *refs.Store
+	// Types knows every typed object type of this version of ctx.
+	Types *object.Registry
+	// Clock tells the time for new commits.
+	Clock clock.Clock
+}
+
+// Options configure Open and Init.
+type Options struct {
+	// Clock is the time source; nil means the wall clock.
+	Clock clock.Clock
+}
+
+// Registry returns a registry of every typed object type ctx defines.
+func Registry() (*object.Registry, error) {
+	return object.NewRegistry(append(object.CoreTypes(), graph.Types()...)...)
+}
+
+// Locate finds the store for dir. If dir is itself a store (a directory
+// holding objects/ and HEAD), that is it; if dir has a .ctx store, that is
+// it; otherwise, with walkUp, the parents of dir are searched like git
+// does. It returns the absolute path of the .ctx directory.
+func Locate(dir string, walkUp bool) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("repo: %w", err)
+	}
+	if isStore(abs) {
+		return abs, nil
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if c := filepath.Join(d, DirName); isStore(c) {
+			return c, nil
+		}
+		if !walkUp || filepath.Dir(d) == d {
+			break
+		}
+	}
+	if walkUp {
+		return "", fmt.Errorf("%w: no %s directory in %s or any parent", ErrNotAStore, DirName, abs)
+	}
+	return "", fmt.Errorf("%w: %s holds no %s store", ErrNotAStore, abs, DirName)
+}
+
+func isStore(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "objects"))
+	if err != nil || !st.IsDir() {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(dir, "HEAD"))
+	return err == nil
+}
+
+// Open opens the store whose .ctx directory is root.
+func Open(root string, opts Options) (*Repo, error) {
+	if !isStore(root) {
+		return nil, fmt.Errorf("%w: %s has no objects/ or HEAD", ErrNotAStore, root)
+	}
+	cfg, err := LoadConfig(filepath.Join(root, "config.toml"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w: %s/config.toml is missing", ErrConfig, root)
+		}
+		return nil, err
+	}
+	objs, err := object.NewStore(filepath.Join(root, "objects"), object.StoreOptions{CompressionLevel: cfg.Storage.CompressionLevel})
+	if err != nil {
+		return nil, err
+	}
+	types, err := Registry()
+	if err != nil {
+		return nil, err
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	return &Repo{Root: root, Config: cfg, Objects: objs, Refs: refs.NewStore(root), Types: types, Clock: clk}, nil
+}
+
+// Rel returns path relative to the .ctx directory, for messages.
+func (r *Repo) Rel(path string) string {
+	rel, err := filepath.Rel(r.Root, path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
