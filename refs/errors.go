@@ -10,7 +10,7 @@ import (
 
 var (
 	// ErrNotFound means the ref does not exist (it has no head).
-	ErrNotFound = errors.New("refs: not found")
+	ErrNotFound = errors.New("refs: no such ref")
 	// ErrChanged means a compare-and-swap update found the ref in another
 	// state than the caller expected; see ChangedError.
 	ErrChanged = errors.New("refs: ref changed")

@@ -22,7 +22,7 @@ const maxNameLen = 200
 
 // ParseName validates a ref name. "refs/x" and "x" are the same name. A
 // name is "HEAD", "STAGE", or one or more '/'-separated elements of ASCII
-// letters, digits, '.', '_' and '-', where no element starts with '.',
+// letters, digits, '.', '_' and '-', where no element starts with '.' or contains "..",
 // ends with ".tmp" or ".lock", or is 64 hex digits (the form of a head
 // file).
 func ParseName(s string) (Name, error) {
@@ -47,6 +47,8 @@ func checkElement(el string) error {
 		return fmt.Errorf("empty element")
 	case el[0] == '.':
 		return fmt.Errorf("element %q starts with '.'", el)
+	case strings.Contains(el, ".."):
+		return fmt.Errorf("element %q contains \"..\"", el)
 	case strings.HasSuffix(el, ".tmp") || strings.HasSuffix(el, ".lock"):
 		return fmt.Errorf("element %q ends with .tmp or .lock", el)
 	case len(el) == 2*object.IDSize && object.IsHex(el):

@@ -150,8 +150,14 @@ func Any() Expect { return Expect{} }
 func Absent() Expect { return Expect{absent: true} }
 
 // Among requires each of ids to be a current head of the ref; an update
-// replaces exactly those heads and keeps any others.
-func Among(ids ...object.ID) Expect { return Expect{among: ids} }
+// replaces exactly those heads and keeps any others. With no ids it accepts
+// any state and keeps every head: an update adds a head.
+func Among(ids ...object.ID) Expect {
+	// A nil among means Any, which replaces every head; copy into a non-nil
+	// slice so that Among() keeps them, and so that the caller's slice can
+	// change afterwards.
+	return Expect{among: append(make([]object.ID, 0, len(ids)), ids...)}
+}
 
 func (e Expect) String() string {
 	switch {

@@ -100,22 +100,47 @@ func Init(dir string, opts InitOptions) (*Repo, error) {
 		return nil, err
 	}
 	fault.Hit("repo.init-populated")
+	if err := install(tmp, root, exists); err != nil {
+		return nil, err
+	}
+	return Open(root, opts.Options)
+}
+
+// install moves the new store tmp to root. An existing store is swapped out
+// in one atomic exchange where the file system allows, so that a crash
+// leaves the old store or the new one; elsewhere the old store is moved
+// aside first, and a crash between the two renames leaves it in
+// .ctx.old.tmp.
+func install(tmp, root string, exists bool) error {
+	parent := filepath.Dir(root)
 	if exists {
-		old := filepath.Join(abs, DirName+".old.tmp")
+		err := atomicfile.Exchange(tmp, root)
+		if err == nil {
+			fault.Hit("repo.init-exchanged")
+			if err := atomicfile.SyncDir(parent); err != nil {
+				return fmt.Errorf("repo: init: %w", err)
+			}
+			return os.RemoveAll(tmp) // the old store
+		}
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return fmt.Errorf("repo: init: %w", err)
+		}
+		old := filepath.Join(parent, DirName+".old.tmp")
 		_ = os.RemoveAll(old)
 		if err := os.Rename(root, old); err != nil {
-			return nil, fmt.Errorf("repo: init: move old store aside: %w", err)
+			return fmt.Errorf("repo: init: move old store aside: %w", err)
 		}
 		fault.Hit("repo.init-moved-old")
 		defer os.RemoveAll(old)
 	}
 	if err := os.Rename(tmp, root); err != nil {
-		return nil, fmt.Errorf("repo: init: %w", err)
+		return fmt.Errorf("repo: init: %w", err)
 	}
-	if err := atomicfile.SyncDir(abs); err != nil {
-		return nil, fmt.Errorf("repo: init: %w", err)
+	fault.Hit("repo.init-renamed")
+	if err := atomicfile.SyncDir(parent); err != nil {
+		return fmt.Errorf("repo: init: %w", err)
 	}
-	return Open(root, opts.Options)
+	return nil
 }
 
 // populate writes a complete store into the empty directory root.

@@ -72,7 +72,39 @@ func (w *Writer) UpdateRef(n refs.Name, id object.ID, exp refs.Expect) error {
 	if err := w.Refs.Update(n, id, exp); err != nil {
 		return fmt.Errorf("repo: %w", err)
 	}
+	return w.pruneStale(n)
+}
+
+// pruneStale removes the heads of n that are ancestors of another of its
+// heads, such as an old head a crash kept beside its successor.
+func (w *Writer) pruneStale(n refs.Name) error {
+	raw, err := w.Refs.Heads(n)
+	if err != nil || len(raw) < 2 {
+		return nil
+	}
+	eff, err := w.effective(raw)
+	if err != nil || len(eff) == len(raw) {
+		return err
+	}
+	var stale []object.ID
+	for _, h := range raw {
+		if !containsID(eff, h) {
+			stale = append(stale, h)
+		}
+	}
+	if err := w.Refs.Delete(n, refs.Among(stale...)); err != nil {
+		return fmt.Errorf("repo: %w", err)
+	}
 	return nil
+}
+
+func containsID(ids []object.ID, id object.ID) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
 }
 
 // DeleteRef deletes ref n if its state meets exp.

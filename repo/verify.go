@@ -21,12 +21,12 @@ import (
 var (
 	// ErrDanglingLink means a typed object refers to an object that is
 	// not in the store.
-	ErrDanglingLink = errors.New("repo: reference to a missing object")
+	ErrDanglingLink = errors.New("repo: dangling reference")
 	// ErrOrphanCommit means a commit's parent is not in the store.
-	ErrOrphanCommit = errors.New("repo: commit has a missing parent")
+	ErrOrphanCommit = errors.New("repo: orphan commit")
 	// ErrWrongTarget means a typed object refers to an object of the wrong
 	// kind or type (a commit whose root_tree is a blob, say).
-	ErrWrongTarget = errors.New("repo: reference to an object of the wrong type")
+	ErrWrongTarget = errors.New("repo: reference to the wrong type")
 )
 
 // Problem is one thing Verify found wrong. Err wraps the sentinel that
@@ -228,7 +228,11 @@ func (r *Repo) verifyRefs(rep *Report, infos map[object.ID]object.Info) {
 			}
 		}
 		if ref.Name.Shared() && len(ref.Heads) > 1 {
-			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d heads (after a git merge); the next write or `ctx reconcile` merges them", ref.Name, len(ref.Heads)))
+			if eff, err := r.effective(ref.Heads); err == nil && len(eff) == 1 {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d stale head(s) left by an interrupted update; the next write or `ctx reconcile` removes them", ref.Name, len(ref.Heads)-1))
+			} else {
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d heads (after a git merge); the next write or `ctx reconcile` merges them", ref.Name, len(ref.Heads)))
+			}
 		}
 	}
 	if target, err := r.Refs.Target(); err == nil {

@@ -118,6 +118,11 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 		kong.Writers(env.Stdout, env.Stderr),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ExplicitGroups([]kong.Group{
+			{Key: "porcelain", Title: "Porcelain commands:"},
+			{Key: "plumbing", Title: "Plumbing commands (stable input, output, flags and exit codes):"},
+			{Key: "debug", Title: "Debugging commands:"},
+		}),
 		kong.Resolvers(envResolver(env.Getenv)),
 		kong.Bind(app),
 		kong.BindToProvider(app.openRepo),
@@ -157,11 +162,19 @@ func envResolver(getenv func(string) string) kong.Resolver {
 	})
 }
 
+// commandPath returns the command's words, e.g. "debug cat", without its
+// argument placeholders.
 func commandPath(k *kong.Context) string {
 	if k == nil {
 		return ""
 	}
-	return strings.TrimSpace(k.Command())
+	var words []string
+	for _, w := range strings.Fields(k.Command()) {
+		if !strings.HasPrefix(w, "<") {
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // clockFromEnv returns the wall clock, or the fixed time of CTX_DATE

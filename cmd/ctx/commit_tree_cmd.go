@@ -19,12 +19,21 @@ type CommitTreeCmd struct {
 	Author  string   `env:"CTX_AUTHOR" help:"Author recorded in the commit."`
 }
 
+// Validate checks the flags before the store is opened.
+func (c *CommitTreeCmd) Validate() error {
+	switch {
+	case c.Message != "" && c.File != "":
+		return fmt.Errorf("give -m or -F, not both")
+	case c.Message == "" && c.File == "":
+		return fmt.Errorf("empty commit message: give -m MSG or -F FILE")
+	}
+	return nil
+}
+
 // Run writes the commit and prints its id. No ref moves.
 func (c *CommitTreeCmd) Run(app *App, r *repo.Repo) error {
 	msg := c.Message
 	switch {
-	case c.Message != "" && c.File != "":
-		return &usageError{err: fmt.Errorf("give -m or -F, not both"), cmd: "commit-tree"}
 	case c.File == "-":
 		b, err := io.ReadAll(app.Stdin)
 		if err != nil {

@@ -22,8 +22,8 @@ type HashObjectCmd struct {
 	Files      []string `arg:"" optional:"" name:"file" help:"Files to hash."`
 }
 
-// Run hashes the input and prints one id per line.
-func (c *HashObjectCmd) Run(app *App) error {
+// Validate checks the flags before anything is read.
+func (c *HashObjectCmd) Validate() error {
 	sources := 0
 	for _, b := range []bool{c.Stdin, c.StdinPaths, len(c.Files) > 0} {
 		if b {
@@ -31,11 +31,16 @@ func (c *HashObjectCmd) Run(app *App) error {
 		}
 	}
 	if sources != 1 {
-		return &usageError{err: fmt.Errorf("give exactly one of --stdin, --stdin-paths or FILE..."), cmd: "hash-object"}
+		return fmt.Errorf("give exactly one of --stdin, --stdin-paths or FILE...")
 	}
 	if c.Zero && !c.StdinPaths {
-		return &usageError{err: fmt.Errorf("-z needs --stdin-paths"), cmd: "hash-object"}
+		return fmt.Errorf("-z needs --stdin-paths")
 	}
+	return nil
+}
+
+// Run hashes the input and prints one id per line.
+func (c *HashObjectCmd) Run(app *App) error {
 	paths := c.Files
 	if c.StdinPaths {
 		var err error

@@ -25,11 +25,16 @@ type logRow struct {
 	Work *object.WorkCommit `json:"work_commit,omitempty"`
 }
 
+// Validate checks the flags before the store is opened.
+func (c *LogCmd) Validate() error {
+	if c.Limit < 0 {
+		return fmt.Errorf("--limit must not be negative")
+	}
+	return nil
+}
+
 // Run prints the history, newest first.
 func (c *LogCmd) Run(app *App, r *repo.Repo) error {
-	if c.Limit < 0 {
-		return &usageError{err: fmt.Errorf("--limit must not be negative"), cmd: "log"}
-	}
 	var starts []object.ID
 	if len(c.Revs) == 0 {
 		heads, err := r.Heads(refs.HEAD)

@@ -16,6 +16,20 @@ type UpdateRefCmd struct {
 	Old    string `arg:"" optional:"" help:"Only update if OLD is a current head of the ref (64 zeros: only if the ref does not exist). Without it, every head is replaced."`
 }
 
+// Validate checks the arguments before the store is locked.
+func (c *UpdateRefCmd) Validate() error {
+	if _, err := refs.ParseName(c.Ref); err != nil {
+		return err
+	}
+	if c.Delete && c.Old != "" {
+		return fmt.Errorf("-d takes REF [OLD], not three arguments")
+	}
+	if !c.Delete && c.New == "" {
+		return fmt.Errorf("missing NEW: ctx update-ref REF NEW [OLD]")
+	}
+	return nil
+}
+
 // Run updates the ref under the writer lock.
 func (c *UpdateRefCmd) Run(app *App, w *repo.Writer) error {
 	name, err := refs.ParseName(c.Ref)
@@ -24,12 +38,7 @@ func (c *UpdateRefCmd) Run(app *App, w *repo.Writer) error {
 	}
 	oldArg := c.Old
 	if c.Delete {
-		if c.Old != "" {
-			return &usageError{err: fmt.Errorf("-d takes REF [OLD], not three arguments"), cmd: "update-ref"}
-		}
 		oldArg = c.New
-	} else if c.New == "" {
-		return &usageError{err: fmt.Errorf("missing NEW: ctx update-ref REF NEW [OLD]"), cmd: "update-ref"}
 	}
 	exp := refs.Any()
 	var old *object.ID
