@@ -96,6 +96,9 @@ func Init(dir string, opts InitOptions) (*Repo, error) {
 		return nil, fmt.Errorf("repo: init: %w", err)
 	}
 	defer os.RemoveAll(tmp) // after a successful rename there is nothing left
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("repo: init: %w", err)
+	}
 	if err := populate(tmp, &cfg, opts.NoGit); err != nil {
 		return nil, err
 	}
