@@ -2,6 +2,7 @@ package repo
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,6 +93,8 @@ func (r *Repo) Merge(w object.ReadWriter, heads []object.ID, what string) (*Merg
 	msg := fmt.Sprintf("Merge %d heads of %s", len(sorted), what)
 	if len(conflicts) > 0 {
 		sort.Strings(conflicts)
+		// With three or more heads, several steps may report one path.
+		conflicts = slices.Compact(conflicts)
 		msg += "\n\nBoth sides changed these paths; the newer side was kept:\n  " + strings.Join(conflicts, "\n  ")
 	}
 	c := &object.Commit{Parents: sorted, TimestampUnix: maxTime, Message: msg, RootTree: tree}

@@ -10,11 +10,11 @@ import (
 
 // Reconciled reports what Reconcile did to one ref.
 type Reconciled struct {
-	Ref       refs.Name
-	Heads     []object.ID // the heads before
-	Result    object.ID   // the single head after
-	Merged    bool        // a merge commit was written; otherwise stale heads were dropped
-	Conflicts []string    // see MergeResult
+	Ref       refs.Name   `json:"ref"`
+	Heads     []object.ID `json:"heads"`     // the heads before
+	Result    object.ID   `json:"result"`    // the single head after
+	Merged    bool        `json:"merged"`    // a merge commit was written; otherwise stale heads were dropped
+	Conflicts []string    `json:"conflicts"` // see MergeResult
 }
 
 // Reconcile gives every shared ref with several heads a single head again.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"path/filepath"
+
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -24,6 +26,9 @@ func (c *InitCmd) Run(app *App) error {
 			return err
 		}
 		dir = wd
+	}
+	if filepath.Base(filepath.Clean(dir)) == repo.DirName {
+		dir = filepath.Dir(filepath.Clean(dir)) // --dir named the store itself
 	}
 	r, err := repo.Init(dir, repo.InitOptions{Options: repo.Options{Clock: app.Clock}, Force: c.Force, NoGit: c.NoGit, RepoID: c.ID})
 	if err != nil {

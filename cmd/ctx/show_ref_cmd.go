@@ -46,6 +46,9 @@ func listRefs(r *repo.Repo, withHead bool, patterns []string) ([]refRow, error) 
 			return nil, err
 		}
 		heads, _ := r.Refs.Heads(target)
+		if heads == nil {
+			heads = []object.ID{}
+		}
 		rows = append(rows, refRow{Name: "HEAD", Target: target.String(), Heads: heads})
 	}
 	for _, ref := range all {
