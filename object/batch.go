@@ -27,35 +27,52 @@ import (
 type Batch struct {
 	s       *Store
 	mu      sync.Mutex
-	pending map[ID]string // temporary file per object; "" while being written or when already stored
-	err     error         // first write error; Commit returns it
+	pending map[ID]string        // temporary file per object; "" while being written or when already stored
+	writing map[ID]chan struct{} // closed when the object being written is settled
+	err     error                // first write error; Commit returns it
 	done    bool
 }
 
 // NewBatch starts a batch of writes.
 func (s *Store) NewBatch() *Batch {
-	return &Batch{s: s, pending: make(map[ID]string)}
+	return &Batch{s: s, pending: make(map[ID]string), writing: make(map[ID]chan struct{})}
 }
 
 var _ ReadWriter = (*Batch)(nil)
 
 // reserve claims id for the caller; false means it is already claimed.
+// While another goroutine is still writing id, reserve waits for it, so
+// that a Put that returns without writing can rely on the object being
+// readable from the batch (and claims id itself if that write failed).
 func (b *Batch) reserve(id ID) (bool, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.done {
-		return false, errors.New("object: batch already committed or aborted")
+	for {
+		b.mu.Lock()
+		if b.done {
+			b.mu.Unlock()
+			return false, errors.New("object: batch already committed or aborted")
+		}
+		if _, ok := b.pending[id]; !ok {
+			b.pending[id] = ""
+			b.writing[id] = make(chan struct{})
+			b.mu.Unlock()
+			return true, nil
+		}
+		wait, busy := b.writing[id]
+		b.mu.Unlock()
+		if !busy {
+			return false, nil
+		}
+		<-wait
 	}
-	if _, ok := b.pending[id]; ok {
-		return false, nil
-	}
-	b.pending[id] = ""
-	return true, nil
 }
 
 func (b *Batch) settle(id ID, tmp string, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if wait, ok := b.writing[id]; ok {
+		close(wait)
+		delete(b.writing, id)
+	}
 	if err != nil {
 		if b.err == nil {
 			b.err = err
@@ -168,6 +185,7 @@ func (b *Batch) Commit() error {
 		return errors.New("object: batch already committed or aborted")
 	}
 	b.done = true
+	b.drain()
 	if b.err != nil {
 		b.removeTemps()
 		return b.err
@@ -225,7 +243,24 @@ func (b *Batch) Abort() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.done = true
+	b.drain()
 	b.removeTemps()
+}
+
+// drain waits, with b.mu held on entry and exit, until no Put is still
+// writing. Once done is set no new write starts, so a Put that raced
+// Commit is either in the batch or was refused.
+func (b *Batch) drain() {
+	for len(b.writing) > 0 {
+		var wait chan struct{}
+		for _, w := range b.writing {
+			wait = w
+			break
+		}
+		b.mu.Unlock()
+		<-wait
+		b.mu.Lock()
+	}
 }
 
 func (b *Batch) removeTemps() {

@@ -83,6 +83,11 @@ func (c *Commit) Validate() error {
 			return fmt.Errorf("narrative_refs[%d]: %w", i, err)
 		}
 	}
+	for _, s := range []*ID{c.BuildSnapshot, c.SemanticSnapshot, c.DiagnosticsSnapshot} {
+		if s != nil && s.IsZero() {
+			return errors.New("a snapshot field is the zero id")
+		}
+	}
 	return nil
 }
 

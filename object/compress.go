@@ -60,7 +60,10 @@ func decompress(stored []byte) ([]byte, error) {
 		if h.FrameContentSize > uint64(MaxInMemory+HeaderSize) {
 			return nil, ErrTooLarge
 		}
-		hint = int(h.FrameContentSize)
+		// The header is not trusted until the hash is checked: a tiny
+		// damaged file must not make us allocate hundreds of megabytes up
+		// front. DecodeAll grows the buffer as the data really inflates.
+		hint = int(min(h.FrameContentSize, uint64(1<<20+64*len(stored))))
 	}
 	out, err := dec.DecodeAll(stored, make([]byte, 0, hint))
 	if err != nil {

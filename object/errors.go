@@ -8,7 +8,7 @@ import (
 
 var (
 	// ErrNotFound means no object with the ID is in the store.
-	ErrNotFound = errors.New("object: not found")
+	ErrNotFound = errors.New("object: no such object")
 	// ErrHashMismatch means the stored bytes do not hash to the object's ID:
 	// the file is corrupt and its content is never returned.
 	ErrHashMismatch = errors.New("object: content does not match id")

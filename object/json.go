@@ -64,8 +64,7 @@ func writeJSON(b *bytes.Buffer, v any) error {
 	case big.Int:
 		b.WriteString(x.String())
 	case string:
-		s, _ := json.Marshal(x)
-		b.Write(s)
+		writeJSONString(b, x)
 	case []byte:
 		b.WriteByte('"')
 		b.WriteString(hex.EncodeToString(x))
@@ -108,8 +107,7 @@ func writeJSON(b *bytes.Buffer, v any) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			k, _ := json.Marshal(e.key)
-			b.Write(k)
+			writeJSONString(b, e.key)
 			b.WriteByte(':')
 			if err := writeJSON(b, e.val); err != nil {
 				return err
@@ -122,6 +120,15 @@ func writeJSON(b *bytes.Buffer, v any) error {
 		return fmt.Errorf("%w: cannot render %T as JSON", ErrDecode, v)
 	}
 	return nil
+}
+
+// writeJSONString writes s as a JSON string without escaping <, > and &,
+// which are not special outside HTML.
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	b.Truncate(b.Len() - 1) // Encode appends a newline
 }
 
 // FromJSON parses the JSON form of a typed object, {"<type>": {…}} as

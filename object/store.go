@@ -224,9 +224,16 @@ func (s *Store) shardDir(id ID) (string, bool, error) {
 // writeTemp writes compressed bytes to a temporary file in id's shard and
 // returns its path. With sync it fsyncs the file.
 func (s *Store) writeTemp(id ID, data []byte, sync bool) (string, error) {
-	dir, _, err := s.shardDir(id)
+	dir, created, err := s.shardDir(id)
 	if err != nil {
 		return "", err
+	}
+	// install only syncs the objects directory when it creates the shard
+	// itself; a shard created here must be made durable here.
+	if created && sync {
+		if err := atomicfile.SyncDir(s.dir); err != nil {
+			return "", s.err("write", id, err)
+		}
 	}
 	f, err := os.CreateTemp(dir, id.String()+".*.tmp")
 	if err != nil {

@@ -177,8 +177,11 @@ func (r *Reader) Close() error {
 		r.close()
 		r.close = nil
 	}
+	r.r, r.err = nil, errReaderClosed
 	return nil
 }
+
+var errReaderClosed = errors.New("object: read from a closed Reader")
 
 // Open returns a reader of the object's payload; see Reader for how it is
 // verified. The caller must Close it.
@@ -224,9 +227,30 @@ func (s *Store) readHeader(id ID, dec io.Reader) (Kind, uint64, error) {
 	}
 	kind, size, err := ParseHeader(hdr[:])
 	if err != nil {
-		return KindInvalid, 0, s.err("read", id, err)
+		// A bad header is most likely damage: report it as such unless
+		// the bytes really hash to the id (an object written that way).
+		if s.hashesTo(id) {
+			return KindInvalid, 0, s.err("read", id, err)
+		}
+		return KindInvalid, 0, s.err("read", id, ErrHashMismatch)
 	}
 	return kind, size, nil
+}
+
+// hashesTo reports whether the decompressed file of id hashes to id.
+func (s *Store) hashesTo(id ID) bool {
+	dec, closeFn, err := s.openDecoder(id)
+	if err != nil {
+		return false
+	}
+	defer closeFn()
+	h := blake3.New()
+	if _, err := io.Copy(h, dec); err != nil {
+		return false
+	}
+	var got ID
+	h.Sum(got[:0])
+	return got == id
 }
 
 // hashPass decompresses and hashes a whole object in constant memory and
