@@ -255,6 +255,11 @@ func (e *Edge) Validate() error {
 	case e.Weight != nil && (math.IsNaN(float64(*e.Weight)) || math.IsInf(float64(*e.Weight), 0)):
 		return errors.New("weight is not a finite number")
 	}
+	for _, id := range []*object.ID{e.Evidence.CommitID, e.Evidence.BlobID} {
+		if id != nil && id.IsZero() {
+			return errors.New("evidence names the zero id")
+		}
+	}
 	if s := e.Evidence.Span; s != nil && (s.StartLine == 0 || s.EndLine < s.StartLine) {
 		return fmt.Errorf("span %d:%d-%d:%d is not a forward 1-based range", s.StartLine, s.StartCol, s.EndLine, s.EndCol)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 
 	"github.com/fxamacker/cbor/v2"
@@ -161,8 +162,10 @@ func TypeOf(payload []byte) (string, error) {
 }
 
 // Decode decodes a typed payload into v, which must be of the payload's
-// type. Map keys v does not know are ignored, so that objects written by a
-// newer ctx that added optional fields stay readable.
+// type. Every required field (one whose json tag lacks omitempty) must be
+// present and not null, and float fields must hold floats. Map keys v does
+// not know are ignored, so that objects written by a newer ctx that added
+// optional fields stay readable.
 func Decode(payload []byte, v Typed) error {
 	name, body, err := SplitTyped(payload)
 	if err != nil {
@@ -170,6 +173,9 @@ func Decode(payload []byte, v Typed) error {
 	}
 	if want := v.TypeName(); name != want {
 		return fmt.Errorf("%w: object is a %s, not a %s", ErrDecode, name, want)
+	}
+	if err := checkSchema(body, reflect.TypeOf(v), "", nil); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
 	}
 	if err := decMode.Unmarshal(body, v); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)

@@ -342,13 +342,53 @@ func TestDecodeErrors(t *testing.T) {
 // is an unknown key, not the message.
 func TestDecodeCaseSensitive(t *testing.T) {
 	id := testID("x")
-	p := typedPayload("commit", cMap(cText("Message"), cText("wrong"), cText("root_tree"), cBytes(id[:])))
+	// Every required field but "message", which is spelled "Message": keys
+	// are case-sensitive, so the field is missing.
+	p := typedPayload("commit", cMap(
+		cText("Message"), cText("wrong"),
+		cText("parents"), []byte{0x80},
+		cText("root_tree"), cBytes(id[:]),
+		cText("edge_batches"), []byte{0x80},
+		cText("narrative_refs"), []byte{0x80},
+		cText("timestamp_unix"), []byte{0x00},
+	))
 	var c Commit
-	if err := Decode(p, &c); err != nil {
-		t.Fatal(err)
+	err := Decode(p, &c)
+	if !errors.Is(err, ErrDecode) || !strings.Contains(err.Error(), "missing required field message") {
+		t.Fatalf("Decode = %v, want a missing message", err)
 	}
-	if c.Message != "" {
-		t.Errorf("Message = %q, want it unset: keys are case-sensitive", c.Message)
+}
+
+func TestDecodeRequiredFields(t *testing.T) {
+	id := testID("x")
+	full := func(skip string, null bool) []byte {
+		var kv [][]byte
+		for _, f := range []struct {
+			k string
+			v []byte
+		}{
+			{"message", cText("m")}, {"parents", []byte{0x80}}, {"root_tree", cBytes(id[:])},
+			{"edge_batches", []byte{0x80}}, {"narrative_refs", []byte{0x80}}, {"timestamp_unix", []byte{0x00}},
+		} {
+			switch {
+			case f.k == skip && null:
+				kv = append(kv, cText(f.k), []byte{0xf6})
+			case f.k != skip:
+				kv = append(kv, cText(f.k), f.v)
+			}
+		}
+		return typedPayload("commit", cMap(kv...))
+	}
+	if err := Decode(full("", false), new(Commit)); err != nil {
+		t.Fatalf("complete commit: %v", err)
+	}
+	for _, k := range []string{"message", "parents", "root_tree", "edge_batches", "narrative_refs", "timestamp_unix"} {
+		for _, null := range []bool{false, true} {
+			err := Decode(full(k, null), new(Commit))
+			if !errors.Is(err, ErrDecode) || !strings.Contains(err.Error(), "missing required field "+k) {
+				t.Errorf("without %s (null %v): %v", k, null, err)
+			}
+		}
 	}
 }
 

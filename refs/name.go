@@ -33,6 +33,11 @@ func ParseName(s string) (Name, error) {
 	if s == "" || len(s) > maxNameLen {
 		return "", fmt.Errorf("%w: %q", ErrInvalidName, s)
 	}
+	if s == string(HEAD) || s == string(STAGE) || strings.HasPrefix(s, "refs/") {
+		// refs/HEAD would name a shared ref that HEAD could never reach,
+		// and refs/refs/x a ref whose short form is another ref's.
+		return "", fmt.Errorf("%w: %q: HEAD, STAGE and a first element \"refs\" are reserved", ErrInvalidName, s)
+	}
 	for _, el := range strings.Split(s, "/") {
 		if err := checkElement(el); err != nil {
 			return "", fmt.Errorf("%w: %q: %s", ErrInvalidName, s, err)
@@ -51,7 +56,9 @@ func checkElement(el string) error {
 		return fmt.Errorf("element %q contains \"..\"", el)
 	case strings.HasSuffix(el, ".tmp") || strings.HasSuffix(el, ".lock"):
 		return fmt.Errorf("element %q ends with .tmp or .lock", el)
-	case len(el) == 2*object.IDSize && object.IsHex(el):
+	case len(el) == 2*object.IDSize && object.IsHex(strings.ToLower(el)):
+		// In any case: on a case-insensitive file system it would collide
+		// with a head file.
 		return fmt.Errorf("element %q looks like an object id", el)
 	}
 	for i := 0; i < len(el); i++ {

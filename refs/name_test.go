@@ -30,9 +30,9 @@ func TestParseName(t *testing.T) {
 		{"lock/tmp", "lock/tmp"},
 		{"_/-/0", "_/-/0"},
 		{"UPPER/Mixed", "UPPER/Mixed"},
-		{"deadbeef", "deadbeef"},                   // short hex: a name until an object is meant
-		{hex64[:63], Name(hex64[:63])},             // one short of an id
-		{hex64 + "0", Name(hex64 + "0")},           // one over
+		{"deadbeef", "deadbeef"},         // short hex: a name until an object is meant
+		{hex64[:63], Name(hex64[:63])},   // one short of an id
+		{hex64 + "0", Name(hex64 + "0")}, // one over
 		{"a/" + hex64[:63] + "g", Name("a/" + hex64[:63] + "g")},
 		{strings.Repeat("a", maxNameLen), Name(strings.Repeat("a", maxNameLen))},
 		{"refs/" + strings.Repeat("a", maxNameLen), Name(strings.Repeat("a", maxNameLen))},
@@ -58,6 +58,9 @@ func TestParseName(t *testing.T) {
 		"a/..",
 		"../a",
 		"a/../b",
+		"a..b",
+		"a/b..",
+		"x/a..b/y",
 		".hidden",
 		"a/.b",
 		"a.tmp",
@@ -138,7 +141,7 @@ func TestNameString(t *testing.T) {
 func FuzzParseName(f *testing.F) {
 	for _, s := range []string{
 		"main", "refs/main", "feature/x", "HEAD", "STAGE", "a.b_c-d", "refs/refs/x",
-		"", ".", "..", "a//b", ".tmp", "a.lock", hex64, "a/" + hex64, "a b", "a\x00b",
+		"", ".", "..", "a..b", "a//b", ".tmp", "a.lock", hex64, "a/" + hex64, "a b", "a\x00b",
 		strings.Repeat("a", maxNameLen+1), "refs/HEAD",
 	} {
 		f.Add(s)
@@ -166,6 +169,9 @@ func FuzzParseName(f *testing.F) {
 		}
 		if strings.ContainsRune(string(n), 0) {
 			t.Fatalf("ParseName(%q) = %q: contains NUL", s, n)
+		}
+		if strings.Contains(string(n), "..") {
+			t.Fatalf("ParseName(%q) = %q: contains \"..\"", s, n)
 		}
 		for _, el := range strings.Split(string(n), "/") {
 			switch {

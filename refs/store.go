@@ -46,8 +46,8 @@ func (s *Store) Target() (Name, error) {
 		return "", fmt.Errorf("refs: read HEAD: %w", err)
 	}
 	line := strings.TrimSuffix(string(b), "\n")
-	target, ok := strings.CutPrefix(line, "ref: ")
-	if !ok || strings.ContainsAny(target, "\n\r") {
+	target, ok := strings.CutPrefix(line, "ref: refs/")
+	if !ok || strings.ContainsAny(target, "\n\r") || strings.HasPrefix(target, "refs/") {
 		return "", fmt.Errorf("%w: HEAD holds %q, want \"ref: refs/<name>\"", ErrCorrupt, line)
 	}
 	n, err := ParseName(target)
@@ -165,6 +165,8 @@ func (e Expect) String() string {
 		return "no ref"
 	case e.among == nil:
 		return "any value"
+	case len(e.among) == 0:
+		return "any heads (adding one)"
 	}
 	hs := make([]string, len(e.among))
 	for i, h := range e.among {
@@ -383,10 +385,9 @@ func (s *Store) List() ([]Ref, error) {
 		return nil, fmt.Errorf("refs: list: %w", err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	// A damaged STAGE is left out; Check reports it.
 	if id, err := s.readStage(); err == nil {
 		out = append(out, Ref{Name: STAGE, Heads: []object.ID{id}})
-	} else if !errors.Is(err, ErrNotFound) {
-		return nil, err
 	}
 	return out, nil
 }
@@ -415,6 +416,10 @@ func (s *Store) Check() []error {
 			return nil
 		}
 		if path == top {
+			return nil
+		}
+		if !d.IsDir() && filepath.Dir(path) == top && !strings.HasSuffix(d.Name(), ".tmp") {
+			problems = append(problems, fmt.Errorf("%w: stray file %s directly under refs/ (heads live in refs/<name>/)", ErrCorrupt, rel))
 			return nil
 		}
 		if d.IsDir() {

@@ -164,8 +164,9 @@ id = %s
 ctx_version = %s
 
 [storage]
-# zstd level of stored objects, 1 (fast) to 22 (small). Object ids do not
-# depend on it. Teammates must use the same level.
+# zstd level of stored objects, 1 (fast) to 22 (small); 0 means the
+# default, 3. Object ids do not depend on it. Teammates must use the same
+# level, so that they write identical object files.
 compression_level = %d
 
 [ingestion]

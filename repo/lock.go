@@ -72,7 +72,10 @@ func (w *Writer) UpdateRef(n refs.Name, id object.ID, exp refs.Expect) error {
 	if err := w.Refs.Update(n, id, exp); err != nil {
 		return fmt.Errorf("repo: %w", err)
 	}
-	return w.pruneStale(n)
+	// The ref has moved: tidying stale heads is best effort, and a failure
+	// must not make the caller believe the update failed.
+	_ = w.pruneStale(n)
+	return nil
 }
 
 // pruneStale removes the heads of n that are ancestors of another of its

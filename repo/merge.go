@@ -33,6 +33,9 @@ type MergeResult struct {
 //
 // Edge batches and narrative snapshots are not repeated: the graph and
 // narrative at a commit already include those of all its ancestors.
+//
+// w must read back what the store holds (the heads' trees): pass the
+// repo's object store or a Batch on it, not a store of its own.
 func (r *Repo) Merge(w object.ReadWriter, heads []object.ID, what string) (*MergeResult, error) {
 	if len(heads) < 2 {
 		return nil, fmt.Errorf("repo: merge needs at least two heads, got %d", len(heads))

@@ -179,7 +179,17 @@ func (r *Repo) checkObject(id object.ID) checked {
 		return c
 	}
 	if re, err := object.Encode(v); err != nil || !bytes.Equal(re, payload) {
-		c.warn = fmt.Sprintf("%s has fields this version of ctx does not know (written by a newer ctx?)", info.Type)
+		// The same value has one encoding. A payload that differs from it
+		// either carries fields a newer ctx added, or spells the value
+		// another way (an optional field present but empty, say), which
+		// would give one value two ids.
+		unknown := object.UnknownKeys(payload, v)
+		if len(unknown) == 0 {
+			c.err = wrap(fmt.Errorf("%w: %s is not the canonical form of its value (an optional field present but empty?)", object.ErrDecode, info.Type))
+			return c
+		}
+		sort.Strings(unknown)
+		c.warn = fmt.Sprintf("%s has fields this version of ctx does not know (written by a newer ctx?): %s", info.Type, strings.Join(unknown, ", "))
 	}
 	c.links = v.Links()
 	return c

@@ -175,4 +175,3 @@ func projectFiles(dir string) ([]string, error) {
 	sort.Strings(paths)
 	return paths, err
 }
-
