@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/ctx-dev/ctx/internal/testutil"
 )
 
 // The tests in this file run the ctx binary as separate processes: crash
@@ -26,6 +28,7 @@ var (
 // crash injection (the faultinject build tag).
 func binaries(t *testing.T) (plain, faulty string) {
 	t.Helper()
+	testutil.DependOnSources(t)
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "ctx-e2e-bin-")
 		if buildErr != nil {
