@@ -413,7 +413,7 @@ func (s *Store) Verify(id ID) (Info, []byte, error) {
 	if errors.Is(err, ErrTooLarge) {
 		info.Kind, info.Size, err = s.hashPass(id)
 		if err == nil && info.Kind == KindTyped {
-			err = s.err("read", id, fmt.Errorf("%w: typed object larger than %d bytes", ErrTooLarge, MaxInMemory))
+			err = s.err("read", id, fmt.Errorf("%w: typed object larger than %d bytes", ErrDecode, MaxInMemory))
 		}
 		return info, nil, err
 	}

@@ -22,21 +22,27 @@ const maxNameLen = 200
 
 // ParseName validates a ref name. "refs/x" and "x" are the same name. A
 // name is "HEAD", "STAGE", or one or more '/'-separated elements of ASCII
-// letters, digits, '.', '_' and '-', where no element starts with '.' or contains "..",
-// ends with ".tmp" or ".lock", or is 64 hex digits (the form of a head
-// file).
+// letters, digits, '.', '_' and '-', where no element starts with '.' or
+// contains "..", ends with ".tmp" or ".lock", or is 64 hex digits in any
+// case (the form of a head file), and whose first element is not "HEAD",
+// "STAGE" or "refs" (reserved: refs/HEAD would be a ref HEAD could never
+// reach, and refs/refs/x one whose short form is another ref's).
 func ParseName(s string) (Name, error) {
 	if s == string(HEAD) || s == string(STAGE) {
 		return Name(s), nil
 	}
-	s = strings.TrimPrefix(s, "refs/")
+	return parseShared(strings.TrimPrefix(s, "refs/"))
+}
+
+// parseShared validates the name of a ref under refs/, given as its path
+// below refs/.
+func parseShared(s string) (Name, error) {
 	if s == "" || len(s) > maxNameLen {
 		return "", fmt.Errorf("%w: %q", ErrInvalidName, s)
 	}
-	if s == string(HEAD) || s == string(STAGE) || strings.HasPrefix(s, "refs/") {
-		// refs/HEAD would name a shared ref that HEAD could never reach,
-		// and refs/refs/x a ref whose short form is another ref's.
-		return "", fmt.Errorf("%w: %q: HEAD, STAGE and a first element \"refs\" are reserved", ErrInvalidName, s)
+	switch first, _, _ := strings.Cut(s, "/"); first {
+	case string(HEAD), string(STAGE), "refs":
+		return "", fmt.Errorf("%w: %q: a first element HEAD, STAGE or refs is reserved", ErrInvalidName, s)
 	}
 	for _, el := range strings.Split(s, "/") {
 		if err := checkElement(el); err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
@@ -42,6 +43,9 @@ func (s *Store) Target() (Name, error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%w: HEAD", ErrNotFound)
+		}
+		if errors.Is(err, syscall.EISDIR) {
+			return "", fmt.Errorf("%w: HEAD is a directory", ErrCorrupt)
 		}
 		return "", fmt.Errorf("refs: read HEAD: %w", err)
 	}
@@ -103,6 +107,9 @@ func (s *Store) readStage() (object.ID, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return object.Zero, fmt.Errorf("%w: STAGE", ErrNotFound)
 		}
+		if errors.Is(err, syscall.EISDIR) {
+			return object.Zero, fmt.Errorf("%w: STAGE is a directory", ErrCorrupt)
+		}
 		return object.Zero, fmt.Errorf("refs: read STAGE: %w", err)
 	}
 	id, err := object.ParseID(strings.TrimSuffix(string(b), "\n"))
@@ -123,13 +130,16 @@ func readHeads(dir string) ([]object.ID, error) {
 		return nil, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
 	var heads []object.ID
-	for _, n := range names {
-		if id, err := object.ParseID(n); err == nil {
+	for _, e := range entries {
+		if e.IsDir() {
+			continue // heads are files; Check reports such a directory
+		}
+		if id, err := object.ParseID(e.Name()); err == nil {
 			heads = append(heads, id)
 		}
 	}
@@ -371,13 +381,17 @@ func (s *Store) List() ([]Ref, error) {
 		if !d.IsDir() || path == top {
 			return nil
 		}
+		rel, _ := filepath.Rel(top, path)
+		name, err := parseShared(filepath.ToSlash(rel))
+		if err != nil {
+			return nil // not a ref; Check reports it
+		}
 		heads, err := readHeads(path)
 		if err != nil {
 			return err
 		}
 		if len(heads) > 0 {
-			rel, _ := filepath.Rel(top, path)
-			out = append(out, Ref{Name: Name(filepath.ToSlash(rel)), Heads: heads})
+			out = append(out, Ref{Name: name, Heads: heads})
 		}
 		return nil
 	})
@@ -406,6 +420,9 @@ func (s *Store) Check() []error {
 		problems = append(problems, err)
 	}
 	top := filepath.Join(s.root, "refs")
+	if st, err := os.Lstat(top); err == nil && !st.IsDir() {
+		return append(problems, fmt.Errorf("%w: refs is not a directory", ErrCorrupt))
+	}
 	_ = filepath.WalkDir(top, func(path string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(s.root, path)
 		rel = filepath.ToSlash(rel)
@@ -423,7 +440,7 @@ func (s *Store) Check() []error {
 			return nil
 		}
 		if d.IsDir() {
-			if _, err := ParseName(strings.TrimPrefix(rel, "refs/")); err != nil {
+			if _, err := parseShared(strings.TrimPrefix(rel, "refs/")); err != nil {
 				problems = append(problems, fmt.Errorf("%w: directory %s is not a valid ref name", ErrCorrupt, rel))
 			}
 			return nil

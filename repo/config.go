@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/BurntSushi/toml"
 )
@@ -116,6 +117,9 @@ func (c *Config) Validate() error {
 func LoadConfig(file string) (Config, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
+		if errors.Is(err, syscall.EISDIR) {
+			return Config{}, fmt.Errorf("%w: %s is a directory", ErrConfig, file)
+		}
 		return Config{}, fmt.Errorf("repo: read config: %w", err)
 	}
 	return ParseConfig(data)

@@ -81,8 +81,8 @@ func isStore(dir string) bool {
 	if err != nil || !st.IsDir() {
 		return false
 	}
-	_, err = os.Stat(filepath.Join(dir, "HEAD"))
-	return err == nil
+	st, err = os.Stat(filepath.Join(dir, "HEAD"))
+	return err == nil && st.Mode().IsRegular()
 }
 
 // Open opens the store whose .ctx directory is root.
