@@ -46,27 +46,24 @@ func PutFile(w StreamPutter, path string) (ID, error) {
 // HashFile returns the blob ID of the regular file at path without storing
 // anything.
 func HashFile(path string) (ID, error) {
-	f, size, err := openRegular(path)
-	if err != nil {
-		return Zero, err
-	}
-	defer f.Close()
-	if size <= smallFile {
-		data, err := readExactly(f, size, path)
-		if err != nil {
-			return Zero, err
-		}
-		return Sum(KindBlob, data), nil
-	}
+	return PutFile(hashOnly{}, path)
+}
+
+// hashOnly is a StreamPutter that computes IDs and stores nothing.
+type hashOnly struct{}
+
+func (hashOnly) Put(kind Kind, payload []byte) (ID, error) { return Sum(kind, payload), nil }
+
+func (hashOnly) PutReader(kind Kind, r io.Reader, size int64) (ID, error) {
 	h := blake3.New()
 	var hdr [HeaderSize]byte
-	_, _ = h.Write(AppendHeader(hdr[:0], KindBlob, uint64(size)))
-	n, err := io.Copy(h, f)
+	_, _ = h.Write(AppendHeader(hdr[:0], kind, uint64(size)))
+	n, err := io.Copy(h, io.LimitReader(r, size+1))
 	if err != nil {
-		return Zero, fmt.Errorf("object: hash %s: %w", path, err)
+		return Zero, fmt.Errorf("object: hash: %w", err)
 	}
 	if n != size {
-		return Zero, fmt.Errorf("object: hash %s: file changed while being read", path)
+		return Zero, fmt.Errorf("object: hash: input has %d bytes, want %d (did the file change while being read?)", n, size)
 	}
 	var id ID
 	h.Sum(id[:0])
@@ -110,6 +107,9 @@ func PutFiles(ctx context.Context, w StreamPutter, paths []string, workers int) 
 	if workers <= 0 {
 		workers = 2 * runtime.GOMAXPROCS(0)
 	}
+	if w == nil {
+		w = hashOnly{}
+	}
 	ids := make([]ID, len(paths))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(workers)
@@ -122,11 +122,7 @@ func PutFiles(ctx context.Context, w StreamPutter, paths []string, workers int) 
 				return err
 			}
 			var err error
-			if w == nil {
-				ids[i], err = HashFile(p)
-			} else {
-				ids[i], err = PutFile(w, p)
-			}
+			ids[i], err = PutFile(w, p)
 			return err
 		})
 	}

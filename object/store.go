@@ -240,11 +240,24 @@ func (s *Store) writeTemp(id ID, data []byte, sync bool) (string, error) {
 		return "", s.err("write", id, err)
 	}
 	tmp := f.Name()
-	if _, err = f.Write(data); err == nil {
+	_, err = f.Write(data)
+	if err == nil {
 		fault.Hit("object.written")
-		if sync {
-			err = f.Sync()
-		}
+	}
+	if err := finishTemp(f, sync, err); err != nil {
+		return "", s.err("write", id, err)
+	}
+	fault.Hit("object.synced")
+	return tmp, nil
+}
+
+// finishTemp completes a temporary object file whose writing ended with
+// werr: with sync it fsyncs it, makes it read-only and closes it. On any
+// error the file is closed and removed, and the error returned.
+func finishTemp(f *os.File, sync bool, werr error) error {
+	err := werr
+	if err == nil && sync {
+		err = f.Sync()
 	}
 	if err == nil {
 		err = f.Chmod(0o444)
@@ -253,11 +266,9 @@ func (s *Store) writeTemp(id ID, data []byte, sync bool) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(tmp)
-		return "", s.err("write", id, err)
+		_ = os.Remove(f.Name())
 	}
-	fault.Hit("object.synced")
-	return tmp, nil
+	return err
 }
 
 // install renames a complete temporary file to id's path. With sync it

@@ -75,17 +75,7 @@ func (s *Store) writeStream(kind Kind, r io.Reader, size int64, sync bool) (ID, 
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil && sync {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = f.Chmod(0o444)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
+	if err := finishTemp(f, sync, err); err != nil {
 		return Zero, "", fmt.Errorf("object: write: %w", err)
 	}
 	var id ID
