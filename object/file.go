@@ -2,12 +2,15 @@ package object
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
 
 	"github.com/zeebo/blake3"
 )
@@ -70,8 +73,13 @@ func (hashOnly) PutReader(kind Kind, r io.Reader, size int64) (ID, error) {
 	return id, nil
 }
 
+// openRegular opens a regular file for reading; anything else (a FIFO
+// included, without blocking on it) is ErrInvalidArgument.
 func openRegular(path string) (*os.File, int64, error) {
-	f, err := os.Open(path)
+	f, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, 0, fmt.Errorf("%w: %s is not a regular file", ErrInvalidArgument, path)
+	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("object: %w", err)
 	}
@@ -79,10 +87,6 @@ func openRegular(path string) (*os.File, int64, error) {
 	if err != nil {
 		_ = f.Close()
 		return nil, 0, fmt.Errorf("object: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("%w: %s is not a regular file", ErrInvalidArgument, path)
 	}
 	return f, st.Size(), nil
 }

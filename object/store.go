@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
+	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
 // Getter reads objects.
@@ -153,10 +154,15 @@ func (s *Store) Has(id ID) (bool, error) {
 
 // readCanonical reads, decompresses and verifies an object held in memory.
 func (s *Store) readCanonical(id ID) ([]byte, error) {
-	stored, err := os.ReadFile(s.path(id))
+	stored, err := regfile.Read(s.path(id), MaxInMemory+1<<20)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, s.err("read", id, ErrNotFound)
+		case errors.Is(err, regfile.ErrNotRegular):
+			return nil, s.err("read", id, fmt.Errorf("%w: %w", ErrHashMismatch, err))
+		case errors.Is(err, regfile.ErrTooLarge):
+			return nil, s.err("read", id, ErrTooLarge)
 		}
 		return nil, s.err("read", id, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
 // smallStream is the size up to which Open verifies an object in memory
@@ -271,10 +273,13 @@ func (s *Store) hashPass(id ID) (Kind, uint64, error) {
 }
 
 func (s *Store) openDecoder(id ID) (io.Reader, func(), error) {
-	f, err := os.Open(s.path(id))
+	f, err := regfile.Open(s.path(id))
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
 			return nil, nil, s.err("read", id, ErrNotFound)
+		case errors.Is(err, regfile.ErrNotRegular):
+			return nil, nil, s.err("read", id, fmt.Errorf("%w: %w", ErrHashMismatch, err))
 		}
 		return nil, nil, s.err("read", id, err)
 	}

@@ -8,12 +8,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
+	"github.com/ctx-dev/ctx/internal/regfile"
 	"github.com/ctx-dev/ctx/object"
 )
+
+// maxRefFile bounds what is read of HEAD, STAGE and head files: each
+// holds one short line.
+const maxRefFile = 4096
 
 // Ref is a ref and its heads.
 type Ref struct {
@@ -39,13 +43,13 @@ func (s *Store) stagePath() string { return filepath.Join(s.root, string(STAGE))
 
 // Target returns the ref that HEAD names.
 func (s *Store) Target() (Name, error) {
-	b, err := os.ReadFile(filepath.Join(s.root, string(HEAD)))
+	b, err := regfile.Read(filepath.Join(s.root, string(HEAD)), maxRefFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%w: HEAD", ErrNotFound)
 		}
-		if errors.Is(err, syscall.EISDIR) {
-			return "", fmt.Errorf("%w: HEAD is a directory", ErrCorrupt)
+		if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge) {
+			return "", fmt.Errorf("%w: HEAD: %w", ErrCorrupt, err)
 		}
 		return "", fmt.Errorf("refs: read HEAD: %w", err)
 	}
@@ -102,13 +106,13 @@ func (s *Store) Heads(n Name) ([]object.ID, error) {
 }
 
 func (s *Store) readStage() (object.ID, error) {
-	b, err := os.ReadFile(s.stagePath())
+	b, err := regfile.Read(s.stagePath(), maxRefFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return object.Zero, fmt.Errorf("%w: STAGE", ErrNotFound)
 		}
-		if errors.Is(err, syscall.EISDIR) {
-			return object.Zero, fmt.Errorf("%w: STAGE is a directory", ErrCorrupt)
+		if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge) {
+			return object.Zero, fmt.Errorf("%w: STAGE: %w", ErrCorrupt, err)
 		}
 		return object.Zero, fmt.Errorf("refs: read STAGE: %w", err)
 	}
@@ -453,9 +457,9 @@ func (s *Store) Check() []error {
 			problems = append(problems, fmt.Errorf("%w: stray file %s (not a head file)", ErrCorrupt, rel))
 			return nil
 		}
-		b, err := os.ReadFile(path)
+		b, err := regfile.Read(path, maxRefFile)
 		if err != nil {
-			problems = append(problems, fmt.Errorf("refs: %s: %w", rel, err))
+			problems = append(problems, fmt.Errorf("%w: %s: %w", ErrCorrupt, rel, err))
 		} else if string(b) != id.String()+"\n" {
 			problems = append(problems, fmt.Errorf("%w: head file %s does not hold its own id", ErrCorrupt, rel))
 		}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
 // Version is the version of ctx that writes new stores.
@@ -115,10 +115,10 @@ func (c *Config) Validate() error {
 
 // LoadConfig reads a config file over the defaults.
 func LoadConfig(file string) (Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := regfile.Read(file, 1<<20)
 	if err != nil {
-		if errors.Is(err, syscall.EISDIR) {
-			return Config{}, fmt.Errorf("%w: %s is a directory", ErrConfig, file)
+		if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge) {
+			return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 		}
 		return Config{}, fmt.Errorf("repo: read config: %w", err)
 	}

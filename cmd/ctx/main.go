@@ -8,16 +8,18 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Main(ctx, os.Args[1:], Env{
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Getenv: os.Getenv,
-	})
-	stop()
-	os.Exit(code)
+	go func() {
+		// On SIGINT or SIGTERM the command is asked to stop. A second
+		// signal kills at once, and a command that has not stopped in two
+		// seconds is ended anyway: every write is crash-safe.
+		<-ctx.Done()
+		stop()
+		time.AfterFunc(2*time.Second, func() { os.Exit(130) })
+	}()
+	os.Exit(Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
 }

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
 // ErrLocked is returned, wrapped in a *LockedError, when the lock stays held
@@ -135,7 +137,7 @@ func (l *Lock) Release() error {
 // ReadHolder returns the holder recorded in the lock file at path, or nil if
 // none is recorded.
 func ReadHolder(path string) *Holder {
-	b, err := os.ReadFile(path)
+	b, err := regfile.Read(path, 4096)
 	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
 		return nil
 	}

@@ -1,0 +1,69 @@
+// Package regfile opens and reads files that must be regular files, such
+// as refs, HEAD, config.toml and object files, without ever blocking: a
+// FIFO or device put where a store file belongs would otherwise hang the
+// reader forever (an agent's hook must never hang).
+package regfile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// ErrNotRegular means the path names a directory, FIFO, device or socket.
+var ErrNotRegular = errors.New("regfile: not a regular file")
+
+// ErrTooLarge means the file is larger than the caller's limit.
+var ErrTooLarge = errors.New("regfile: file too large")
+
+// Open opens path for reading if it is a regular file. It never blocks on
+// a FIFO. Errors wrap fs.ErrNotExist for a missing file and ErrNotRegular
+// for anything but a regular file.
+func Open(path string) (*os.File, error) {
+	f, err := openNonblock(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
+	}
+	return f, nil
+}
+
+// Read returns the content of the regular file at path, which must not be
+// larger than max bytes (max < 0: no limit).
+func Read(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	var r io.Reader = f
+	if max >= 0 {
+		if st.Size() > max {
+			return nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", path, ErrTooLarge, st.Size(), max)
+		}
+		r = io.LimitReader(f, max+1) // the file may grow while we read
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(st.Size()) + bytes.MinRead)
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	if max >= 0 && int64(buf.Len()) > max {
+		return nil, fmt.Errorf("%s: %w (grew past %d bytes)", path, ErrTooLarge, max)
+	}
+	return buf.Bytes(), nil
+}
