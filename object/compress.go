@@ -63,7 +63,9 @@ func decompress(stored []byte) ([]byte, error) {
 		// The header is not trusted until the hash is checked: a tiny
 		// damaged file must not make us allocate hundreds of megabytes up
 		// front. DecodeAll grows the buffer as the data really inflates.
-		hint = int(min(h.FrameContentSize, uint64(1<<20+64*len(stored))))
+		// The 16 spare bytes let the decoder take its fast path, which
+		// needs room past the end of the output.
+		hint = int(min(h.FrameContentSize, uint64(1<<20+64*len(stored)))) + 16
 	}
 	out, err := dec.DecodeAll(stored, make([]byte, 0, hint))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
@@ -89,8 +90,9 @@ func (o StoreOptions) Validate() error {
 // written under temporary names and renamed into place, so a reader sees a
 // whole object or none.
 type Store struct {
-	dir string // the objects directory
-	enc *encoders
+	dir    string // the objects directory
+	enc    *encoders
+	shards [256]atomic.Bool // shard directories known to exist
 }
 
 var (
@@ -154,26 +156,32 @@ func (s *Store) Has(id ID) (bool, error) {
 
 // readCanonical reads, decompresses and verifies an object held in memory.
 func (s *Store) readCanonical(id ID) ([]byte, error) {
+	canon, _, err := s.readStored(id)
+	return canon, err
+}
+
+// readStored is readCanonical that also returns the size of the file.
+func (s *Store) readStored(id ID) ([]byte, int64, error) {
 	stored, err := regfile.Read(s.path(id), MaxInMemory+1<<20)
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, s.err("read", id, ErrNotFound)
+			return nil, 0, s.err("read", id, ErrNotFound)
 		case errors.Is(err, regfile.ErrNotRegular):
-			return nil, s.err("read", id, fmt.Errorf("%w: %w", ErrHashMismatch, err))
+			return nil, 0, s.err("read", id, fmt.Errorf("%w: %w", ErrHashMismatch, err))
 		case errors.Is(err, regfile.ErrTooLarge):
-			return nil, s.err("read", id, ErrTooLarge)
+			return nil, 0, s.err("read", id, ErrTooLarge)
 		}
-		return nil, s.err("read", id, err)
+		return nil, 0, s.err("read", id, err)
 	}
 	canon, err := decompress(stored)
 	if err != nil {
-		return nil, s.err("read", id, err)
+		return nil, 0, s.err("read", id, err)
 	}
 	if sumCanonical(canon) != id {
-		return nil, s.err("read", id, ErrHashMismatch)
+		return nil, 0, s.err("read", id, ErrHashMismatch)
 	}
-	return canon, nil
+	return canon, int64(len(stored)), nil
 }
 
 // Get reads and verifies an object. Objects over MaxInMemory fail with
@@ -217,12 +225,13 @@ func (s *Store) Put(kind Kind, payload []byte) (ID, error) {
 // bool reports whether it was created.
 func (s *Store) shardDir(id ID) (string, bool, error) {
 	dir := filepath.Join(s.dir, id.String()[:2])
-	err := os.Mkdir(dir, 0o755)
-	if err == nil {
-		return dir, true, nil
-	}
-	if errors.Is(err, fs.ErrExist) {
+	if s.shards[id[0]].Load() {
 		return dir, false, nil
+	}
+	err := os.Mkdir(dir, 0o755)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		s.shards[id[0]].Store(true)
+		return dir, err == nil, nil
 	}
 	return "", false, s.err("write", id, err)
 }
@@ -242,6 +251,14 @@ func (s *Store) writeTemp(id ID, data []byte, sync bool) (string, error) {
 		}
 	}
 	f, err := os.CreateTemp(dir, id.String()+".*.tmp")
+	if errors.Is(err, fs.ErrNotExist) {
+		// The shard was removed since we saw it (an empty shard that gc
+		// pruned, say): make it again.
+		s.shards[id[0]].Store(false)
+		if dir, _, err = s.shardDir(id); err == nil {
+			f, err = os.CreateTemp(dir, id.String()+".*.tmp")
+		}
+	}
 	if err != nil {
 		return "", s.err("write", id, err)
 	}
@@ -418,16 +435,12 @@ type Info struct {
 // blob). Blobs of any size are checked in constant memory.
 func (s *Store) Verify(id ID) (Info, []byte, error) {
 	info := Info{ID: id}
-	st, err := os.Lstat(s.path(id))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return info, nil, s.err("read", id, ErrNotFound)
-		}
-		return info, nil, s.err("read", id, err)
-	}
-	info.Stored = st.Size()
-	canon, err := s.readCanonical(id)
+	canon, stored, err := s.readStored(id)
+	info.Stored = stored
 	if errors.Is(err, ErrTooLarge) {
+		if st, serr := os.Lstat(s.path(id)); serr == nil {
+			info.Stored = st.Size()
+		}
 		info.Kind, info.Size, err = s.hashPass(id)
 		if err == nil && info.Kind == KindTyped {
 			err = s.err("read", id, fmt.Errorf("%w: typed object larger than %d bytes", ErrDecode, MaxInMemory))

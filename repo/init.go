@@ -70,8 +70,15 @@ func Init(dir string, opts InitOptions) (*Repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("repo: init: %w", err)
 	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("repo: init: %s is not a directory", abs)
+	if st, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		// Like git init, create the project directory.
+		if err := os.MkdirAll(abs, 0o755); err != nil {
+			return nil, fmt.Errorf("repo: init: %w", err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("repo: init: %w", err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%w: %s is not a directory", ErrNotDirectory, abs)
 	}
 	root := filepath.Join(abs, DirName)
 	_, statErr := os.Lstat(root)

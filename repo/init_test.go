@@ -282,9 +282,13 @@ func TestInitNoGit(t *testing.T) {
 }
 
 func TestInitErrors(t *testing.T) {
-	t.Run("missing directory", func(t *testing.T) {
-		if _, err := Init(filepath.Join(t.TempDir(), "nope"), InitOptions{}); err == nil {
-			t.Fatal("Init of a missing directory succeeded")
+	t.Run("missing directory is created", func(t *testing.T) {
+		r, err := Init(filepath.Join(t.TempDir(), "new", "project"), InitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Config.Repo.ID != "project" {
+			t.Fatalf("repo id %q, want project", r.Config.Repo.ID)
 		}
 	})
 	t.Run("file", func(t *testing.T) {
@@ -292,8 +296,8 @@ func TestInitErrors(t *testing.T) {
 		if err := os.WriteFile(f, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Init(f, InitOptions{}); err == nil {
-			t.Fatal("Init of a file succeeded")
+		if _, err := Init(f, InitOptions{}); !errors.Is(err, ErrNotDirectory) {
+			t.Fatalf("Init of a file: %v, want ErrNotDirectory", err)
 		}
 	})
 	t.Run("invalid repo id", func(t *testing.T) {

@@ -21,6 +21,8 @@ var (
 	ErrNotAStore = errors.New("repo: not a ctx store")
 	// ErrExists means init found a store already in place.
 	ErrExists = errors.New("repo: store already exists")
+	// ErrNotDirectory means a path that must be a directory is not one.
+	ErrNotDirectory = errors.New("repo: not a directory")
 )
 
 // Repo is an open ctx store.

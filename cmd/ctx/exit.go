@@ -101,7 +101,7 @@ func classify(err error) code {
 		c := codeInvalidArgument
 		c.Hint = "a revision is a ref (HEAD, main, refs/<name>, STAGE) or an id prefix of at least 4 hex digits, then ^, ^N, ~N or :PATH; `ctx show-ref` lists the refs"
 		return c
-	case errors.Is(err, object.ErrInvalidArgument), errors.Is(err, object.ErrTooLarge):
+	case errors.Is(err, object.ErrInvalidArgument), errors.Is(err, object.ErrTooLarge), errors.Is(err, repo.ErrNotDirectory):
 		return codeInvalidArgument
 	}
 	return codeNone
