@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
@@ -128,8 +129,8 @@ func (s *Store) readStage() (object.ID, error) {
 func readHeads(dir string) ([]object.ID, error) {
 	f, err := os.Open(dir)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil // no such ref (Check reports a refs that is a file)
 		}
 		return nil, err
 	}
@@ -140,8 +141,8 @@ func readHeads(dir string) ([]object.ID, error) {
 	}
 	var heads []object.ID
 	for _, e := range entries {
-		if e.IsDir() {
-			continue // heads are files; Check reports such a directory
+		if !e.Type().IsRegular() {
+			continue // heads are regular files; Check reports anything else
 		}
 		if id, err := object.ParseID(e.Name()); err == nil {
 			heads = append(heads, id)
@@ -451,6 +452,10 @@ func (s *Store) Check() []error {
 		}
 		if strings.HasSuffix(d.Name(), ".tmp") {
 			return nil // a crash's leftover; the caller reports temporary files
+		}
+		if !d.Type().IsRegular() {
+			problems = append(problems, fmt.Errorf("%w: %s is not a regular file (a link, FIFO, …), so it is not a head", ErrCorrupt, rel))
+			return nil
 		}
 		id, err := object.ParseID(d.Name())
 		if err != nil {

@@ -93,7 +93,7 @@ func (c *Config) Validate() error {
 			bad = append(bad, fmt.Sprintf(format, args...))
 		}
 	}
-	check(c.Repo.ID != "" && !strings.ContainsAny(c.Repo.ID, "\x00\n"), "repo.id must be a non-empty single line")
+	check(c.Repo.ID != "" && !strings.ContainsAny(c.Repo.ID, "\x00\r\n"), "repo.id must be a non-empty single line")
 	check(c.Storage.CompressionLevel >= 0 && c.Storage.CompressionLevel <= 22, "storage.compression_level %d is outside 0-22", c.Storage.CompressionLevel)
 	for _, g := range c.Ingestion.IgnoreGlobs {
 		_, err := path.Match(strings.ReplaceAll(g, "**", "*"), "")
@@ -105,7 +105,7 @@ func (c *Config) Validate() error {
 	check(c.Retrieval.DefaultBudget > 0, "retrieval.default_budget must be positive")
 	check(c.Retrieval.DefaultDepth >= 0 && c.Retrieval.DefaultDepth <= 16, "retrieval.default_depth %d is outside 0-16", c.Retrieval.DefaultDepth)
 	u, err := url.Parse(c.LLM.ServerURL)
-	check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "", "llm.server_url %q is not an http(s) URL", c.LLM.ServerURL)
+	check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "", "llm.server_url %q is not an http(s) URL with a host", c.LLM.ServerURL)
 	check(c.LLM.MaxResponseTokens > 0, "llm.max_response_tokens must be positive")
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(bad, "; "))
