@@ -198,7 +198,7 @@ type Edge struct {
 	From     NodeID   `json:"from"`
 	To       NodeID   `json:"to"`
 	Label    Label    `json:"label"`
-	Weight   *float32 `json:"weight,omitempty"`
+	Weight   *float64 `json:"weight,omitempty"`
 	Evidence Evidence `json:"evidence"`
 }
 
@@ -252,7 +252,7 @@ func (e *Edge) Validate() error {
 		return fmt.Errorf("evidence.tool %q is not one of %v", e.Evidence.Tool, Tools)
 	case !e.Evidence.Confidence.Valid():
 		return fmt.Errorf("evidence.confidence %q is not one of %v", e.Evidence.Confidence, Confidences)
-	case e.Weight != nil && (math.IsNaN(float64(*e.Weight)) || math.IsInf(float64(*e.Weight), 0)):
+	case e.Weight != nil && (math.IsNaN(*e.Weight) || math.IsInf(*e.Weight, 0)):
 		return errors.New("weight is not a finite number")
 	}
 	for _, id := range []*object.ID{e.Evidence.CommitID, e.Evidence.BlobID} {

@@ -45,7 +45,7 @@ func TestParseLabel(t *testing.T) {
 
 func testEdge() Edge {
 	a, b := object.Sum(object.KindBlob, []byte("a")), object.Sum(object.KindBlob, []byte("b"))
-	w := float32(0.5)
+	w := 0.5
 	return Edge{
 		From: NodeID{Kind: NodeFile, ID: a}, To: NodeID{Kind: NodeItem, ID: b}, Label: Defines, Weight: &w,
 		Evidence: Evidence{Tool: ToolParser, Confidence: High, Span: &Span{StartLine: 3, StartCol: 1, EndLine: 9, EndCol: 2}, BlobID: &a},
@@ -53,7 +53,7 @@ func testEdge() Edge {
 }
 
 func TestEdgeValidate(t *testing.T) {
-	nan, zero := float32(math.NaN()), object.Zero
+	nan, zero := math.NaN(), object.Zero
 	tests := []struct {
 		name   string
 		change func(e *Edge)

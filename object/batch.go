@@ -145,16 +145,9 @@ func (b *Batch) Get(id ID) (Kind, []byte, error) {
 	if tmp == "" {
 		return b.s.Get(id)
 	}
-	stored, err := os.ReadFile(tmp)
+	canon, _, err := b.s.readStoredAt(tmp, id)
 	if err != nil {
-		return KindInvalid, nil, b.s.err("read", id, err)
-	}
-	canon, err := decompress(stored)
-	if err == nil && sumCanonical(canon) != id {
-		err = ErrHashMismatch
-	}
-	if err != nil {
-		return KindInvalid, nil, b.s.err("read", id, err)
+		return KindInvalid, nil, err
 	}
 	kind, payload, err := ParseEnvelope(canon)
 	if err != nil {

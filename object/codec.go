@@ -163,9 +163,9 @@ func TypeOf(payload []byte) (string, error) {
 
 // Decode decodes a typed payload into v, which must be of the payload's
 // type. Every required field (one whose json tag lacks omitempty) must be
-// present and not null, and float fields must hold floats. Map keys v does
-// not know are ignored, so that objects written by a newer ctx that added
-// optional fields stay readable.
+// present and not null, float fields must hold floats, and the payload
+// must be canonical. Map keys v does not know are ignored, so that objects
+// written by a newer ctx that added optional fields stay readable.
 func Decode(payload []byte, v Typed) error {
 	name, body, err := SplitTyped(payload)
 	if err != nil {
@@ -183,6 +183,17 @@ func Decode(payload []byte, v Typed) error {
 	if val, ok := v.(Validator); ok {
 		if err := val.Validate(); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
+		}
+	}
+	// One value, one encoding, one ID (FORMAT.md §4.1). Re-encoding the
+	// decoded value is the cheap check; a payload with keys this version
+	// does not know cannot be re-encoded, so it gets the generic one.
+	if re, err := Encode(v); err != nil || !bytes.Equal(re, payload) {
+		if err := CheckCanonical(payload); err != nil {
+			return err
+		}
+		if len(UnknownKeys(payload, v)) == 0 {
+			return fmt.Errorf("%w: %s is not the canonical form of its value (an optional field present but null or empty?)", ErrDecode, name)
 		}
 	}
 	return nil

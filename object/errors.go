@@ -36,6 +36,7 @@ type Error struct {
 	Err  error
 }
 
+// Error describes the failure.
 func (e *Error) Error() string {
 	where := e.Path
 	if where == "" {
@@ -53,6 +54,7 @@ type AmbiguousError struct {
 	Candidates []ID
 }
 
+// Error describes the failure.
 func (e *AmbiguousError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "prefix %s matches %d objects:", e.Prefix, len(e.Candidates))

@@ -22,6 +22,13 @@ type StreamPutter interface {
 	PutReader(kind Kind, r io.Reader, size int64) (ID, error)
 }
 
+var (
+	_ StreamPutter = (*Store)(nil)
+	_ StreamPutter = (*Batch)(nil)
+	_ StreamPutter = (*MemStore)(nil)
+	_ StreamPutter = hashOnly{}
+)
+
 // smallFile is the size up to which files are read whole.
 const smallFile = 8 << 20
 

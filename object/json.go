@@ -122,6 +122,19 @@ func writeJSON(b *bytes.Buffer, v any) error {
 	return nil
 }
 
+// Parse checks a typed payload given by a user and returns it: CBOR that
+// must decode as a registered type (canonical, schema intact), or, with
+// asJSON, the JSON form that ToJSON prints, which is encoded canonically.
+func (r *Registry) Parse(data []byte, asJSON bool) ([]byte, error) {
+	if asJSON {
+		return r.FromJSON(data)
+	}
+	if _, err := r.Decode(data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
 // writeJSONString writes s as a JSON string without escaping <, > and &,
 // which are not special outside HTML.
 func writeJSONString(b *bytes.Buffer, s string) {

@@ -92,7 +92,7 @@ func (o StoreOptions) Validate() error {
 type Store struct {
 	dir    string // the objects directory
 	enc    *encoders
-	shards [256]atomic.Bool // shard directories known to exist
+	shards [256]atomic.Int32 // per shard directory: shardUnknown, shardExists or shardDurable
 }
 
 var (
@@ -162,7 +162,13 @@ func (s *Store) readCanonical(id ID) ([]byte, error) {
 
 // readStored is readCanonical that also returns the size of the file.
 func (s *Store) readStored(id ID) ([]byte, int64, error) {
-	stored, err := regfile.Read(s.path(id), MaxInMemory+1<<20)
+	return s.readStoredAt(s.path(id), id)
+}
+
+// readStoredAt reads, decompresses and verifies the file at path, which
+// should hold object id.
+func (s *Store) readStoredAt(path string, id ID) ([]byte, int64, error) {
+	stored, err := regfile.Read(path, MaxInMemory+1<<20)
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -170,11 +176,14 @@ func (s *Store) readStored(id ID) ([]byte, int64, error) {
 		case errors.Is(err, regfile.ErrNotRegular):
 			return nil, 0, s.err("read", id, fmt.Errorf("%w: %w", ErrHashMismatch, err))
 		case errors.Is(err, regfile.ErrTooLarge):
-			return nil, 0, s.err("read", id, ErrTooLarge)
+			return nil, 0, s.tooLarge(id)
 		}
 		return nil, 0, s.err("read", id, err)
 	}
 	canon, err := decompress(stored)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, 0, s.tooLarge(id)
+	}
 	if err != nil {
 		return nil, 0, s.err("read", id, err)
 	}
@@ -182,6 +191,16 @@ func (s *Store) readStored(id ID) ([]byte, int64, error) {
 		return nil, 0, s.err("read", id, ErrHashMismatch)
 	}
 	return canon, int64(len(stored)), nil
+}
+
+// tooLarge tells a damaged file whose header claims a huge size (E002)
+// from an object that really is too large to hold in memory, by hashing it
+// in a streaming pass.
+func (s *Store) tooLarge(id ID) error {
+	if _, _, err := s.hashPass(id); err != nil {
+		return err
+	}
+	return s.err("read", id, fmt.Errorf("%w: %w; read it with Open", ErrDecode, ErrTooLarge))
 }
 
 // Get reads and verifies an object. Objects over MaxInMemory fail with
@@ -209,6 +228,10 @@ func (s *Store) Put(kind Kind, payload []byte) (ID, error) {
 	}
 	id := Sum(kind, payload)
 	if ok, err := s.Has(id); err != nil || ok {
+		if ok {
+			// Durable means durable even if another writer put it there.
+			err = s.Sync(id)
+		}
 		return id, err
 	}
 	tmp, err := s.writeTemp(id, s.enc.compress(kind, payload), true)
@@ -221,41 +244,50 @@ func (s *Store) Put(kind Kind, payload []byte) (ID, error) {
 	return id, nil
 }
 
-// shardDir returns the directory of id's shard, creating it if needed; the
-// bool reports whether it was created.
-func (s *Store) shardDir(id ID) (string, bool, error) {
+// The states of a shard directory, as far as this Store knows.
+const (
+	shardUnknown int32 = iota
+	shardExists        // present, but maybe not durable: fine for a batch, whose syncfs covers it
+	shardDurable       // present and its entry in objects/ fsynced
+)
+
+// shardDir returns the directory of id's shard, creating it if needed.
+// With durable, the shard's entry in objects/ is also made durable,
+// whoever created it, so that a crash cannot lose the directory of an
+// object that a ref is about to name.
+func (s *Store) shardDir(id ID, durable bool) (string, error) {
 	dir := filepath.Join(s.dir, id.String()[:2])
-	if s.shards[id[0]].Load() {
-		return dir, false, nil
+	state := &s.shards[id[0]]
+	if st := state.Load(); st == shardDurable || st == shardExists && !durable {
+		return dir, nil
 	}
-	err := os.Mkdir(dir, 0o755)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		s.shards[id[0]].Store(true)
-		return dir, err == nil, nil
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", s.err("write", id, err)
 	}
-	return "", false, s.err("write", id, err)
+	if !durable {
+		state.CompareAndSwap(shardUnknown, shardExists)
+		return dir, nil
+	}
+	if err := atomicfile.SyncDir(s.dir); err != nil {
+		return "", s.err("write", id, err)
+	}
+	state.Store(shardDurable)
+	return dir, nil
 }
 
 // writeTemp writes compressed bytes to a temporary file in id's shard and
 // returns its path. With sync it fsyncs the file.
 func (s *Store) writeTemp(id ID, data []byte, sync bool) (string, error) {
-	dir, created, err := s.shardDir(id)
+	dir, err := s.shardDir(id, sync)
 	if err != nil {
 		return "", err
-	}
-	// install only syncs the objects directory when it creates the shard
-	// itself; a shard created here must be made durable here.
-	if created && sync {
-		if err := atomicfile.SyncDir(s.dir); err != nil {
-			return "", s.err("write", id, err)
-		}
 	}
 	f, err := os.CreateTemp(dir, id.String()+".*.tmp")
 	if errors.Is(err, fs.ErrNotExist) {
 		// The shard was removed since we saw it (an empty shard that gc
 		// pruned, say): make it again.
-		s.shards[id[0]].Store(false)
-		if dir, _, err = s.shardDir(id); err == nil {
+		s.shards[id[0]].Store(shardUnknown)
+		if dir, err = s.shardDir(id, sync); err == nil {
 			f, err = os.CreateTemp(dir, id.String()+".*.tmp")
 		}
 	}
@@ -298,7 +330,7 @@ func finishTemp(f *os.File, sync bool, werr error) error {
 // fsyncs the directories involved so that the rename is durable.
 func (s *Store) install(tmp string, id ID, sync bool) error {
 	dst := s.path(id)
-	dir, created, err := s.shardDir(id)
+	dir, err := s.shardDir(id, sync)
 	if err != nil {
 		_ = os.Remove(tmp)
 		return err
@@ -314,10 +346,25 @@ func (s *Store) install(tmp string, id ID, sync bool) error {
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return s.err("write", id, err)
 	}
-	if created || filepath.Dir(tmp) != dir {
+	if filepath.Dir(tmp) != dir { // a streamed object's temporary name left objects/
 		if err := atomicfile.SyncDir(s.dir); err != nil {
 			return s.err("write", id, err)
 		}
+	}
+	return nil
+}
+
+// Sync makes the directory entry of an existing object durable. An object
+// found already present may have been renamed into place by another
+// process whose batch has not yet synced; a writer that is about to make a
+// ref name it calls Sync first.
+func (s *Store) Sync(id ID) error {
+	dir, err := s.shardDir(id, true)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return s.err("sync", id, err)
 	}
 	return nil
 }
@@ -437,7 +484,7 @@ func (s *Store) Verify(id ID) (Info, []byte, error) {
 	info := Info{ID: id}
 	canon, stored, err := s.readStored(id)
 	info.Stored = stored
-	if errors.Is(err, ErrTooLarge) {
+	if errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrHashMismatch) {
 		if st, serr := os.Lstat(s.path(id)); serr == nil {
 			info.Stored = st.Size()
 		}

@@ -27,6 +27,7 @@ type ChangedError struct {
 	Actual   []object.ID // the ref's heads now; empty if it does not exist
 }
 
+// Error describes the failure.
 func (e *ChangedError) Error() string {
 	now := "does not exist"
 	if len(e.Actual) > 0 {

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -25,6 +26,22 @@ type Ref struct {
 	Name  Name
 	Heads []object.ID // sorted; more than one only for a shared ref
 }
+
+// Reader reads refs; *Store implements it. Holders of a Reader cannot
+// move refs: only a holder of the store lock may (see repo.Writer).
+type Reader interface {
+	// Heads returns the sorted heads of a ref (HEAD is followed), or
+	// ErrNotFound.
+	Heads(n Name) ([]object.ID, error)
+	// Target returns the ref HEAD names.
+	Target() (Name, error)
+	// List returns every ref that exists, and STAGE if set.
+	List() ([]Ref, error)
+	// Check reports damaged ref files.
+	Check() []error
+}
+
+var _ Reader = (*Store)(nil)
 
 // Store reads and writes the refs of one .ctx directory. Reads need no
 // lock. Writers (Update, Delete, SetTarget) must hold the store's lock,
@@ -202,20 +219,11 @@ func (e Expect) check(n Name, cur []object.ID) ([]object.ID, error) {
 		return cur, nil
 	}
 	for _, want := range e.among {
-		if !containsID(cur, want) {
+		if !slices.Contains(cur, want) {
 			return nil, &ChangedError{Name: n, Expected: e.String(), Actual: cur}
 		}
 	}
 	return e.among, nil
-}
-
-func containsID(ids []object.ID, id object.ID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }
 
 // Update sets the ref n to id if its current state meets exp; HEAD is
@@ -243,7 +251,7 @@ func (s *Store) Update(n Name, id object.ID, exp Expect) error {
 	if err != nil {
 		return err
 	}
-	if !containsID(cur, id) {
+	if !slices.Contains(cur, id) {
 		if err := s.mkdirs(dir); err != nil {
 			return err
 		}

@@ -82,9 +82,6 @@ func DefaultConfig(repoID string) Config {
 	}
 }
 
-// ErrConfig means config.toml cannot be parsed or holds an invalid value.
-var ErrConfig = errors.New("repo: invalid config.toml")
-
 // Validate checks every value's range.
 func (c *Config) Validate() error {
 	var bad []string

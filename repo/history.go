@@ -3,15 +3,11 @@ package repo
 import (
 	"container/heap"
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 )
-
-// ErrNotCommit means an object that should be a commit is not one.
-var ErrNotCommit = errors.New("repo: not a commit")
 
 // Entry is a node of history: a commit or a work commit.
 type Entry struct {

@@ -60,7 +60,7 @@ func newHistory(t *testing.T) *history {
 	h.side = CommitFiles(t, r, at(30), historyFiles["side"], "side", h.c1)
 	h.m = CommitFiles(t, r, at(40), historyFiles["m"], "m", h.c2, h.side)
 	h.tip = CommitFiles(t, r, at(50), historyFiles["tip"], "tip", h.m)
-	if err := r.Refs.Update(refs.Main, h.tip, refs.Among(h.root)); err != nil {
+	if err := r.refStore.Update(refs.Main, h.tip, refs.Among(h.root)); err != nil {
 		t.Fatal(err)
 	}
 	return h

@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -110,6 +111,17 @@ func Init(dir string, opts InitOptions) (*Repo, error) {
 		return nil, err
 	}
 	fault.Hit("repo.init-populated")
+	if exists {
+		// Keep writers of the old store out while it is swapped away.
+		// (A store too damaged to lock is replaced all the same.)
+		if old, err := Open(root, opts.Options); err == nil {
+			w, err := old.Lock(context.Background(), LockOptions{Timeout: DefaultLockTimeout, Command: "ctx init --force"})
+			if err != nil {
+				return nil, err
+			}
+			defer w.Unlock()
+		}
+	}
 	if err := install(tmp, root, exists); err != nil {
 		return nil, err
 	}

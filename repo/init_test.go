@@ -233,10 +233,10 @@ func TestInitForceReplaces(t *testing.T) {
 	project := t.TempDir()
 	r := newRepoIn(t, project)
 	c := CommitFiles(t, r, TestTime, map[string]string{"a": "1"}, "work", mustResolve(t, r, "main"))
-	if err := r.Refs.Update(refs.Main, c, refs.Any()); err != nil {
+	if err := r.refStore.Update(refs.Main, c, refs.Any()); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Refs.Update("feature/x", c, refs.Absent()); err != nil {
+	if err := r.refStore.Update("feature/x", c, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
 	r2, err := Init(project, InitOptions{Force: true})

@@ -5,20 +5,22 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 )
 
-// DefaultLockTimeout is how long a writer waits for another by default.
+// DefaultLockTimeout is how long ctx's commands wait for another writer
+// unless told otherwise (--lock-timeout).
 const DefaultLockTimeout = 10 * time.Second
 
 // LockOptions configure Lock.
 type LockOptions struct {
-	// Timeout is how long to wait for another writer; 0 means
-	// DefaultLockTimeout, a negative value means do not wait.
+	// Timeout is how long to wait for another writer; 0 means do not wait.
 	Timeout time.Duration
 	// Command describes the locking process for a waiting writer's error
 	// message, e.g. "ctx update-ref".
@@ -36,17 +38,12 @@ type Writer struct {
 // it for longer than the timeout, Lock fails with an error wrapping
 // lockfile.ErrLocked that names the holder.
 func (r *Repo) Lock(ctx context.Context, opts LockOptions) (*Writer, error) {
-	timeout := opts.Timeout
-	switch {
-	case timeout == 0:
-		timeout = DefaultLockTimeout
-	case timeout < 0:
-		timeout = 0
-	}
 	host, _ := os.Hostname()
 	l, err := lockfile.Acquire(ctx, filepath.Join(r.Root, "LOCK"), lockfile.Options{
-		Timeout: timeout,
-		Holder:  lockfile.Holder{PID: os.Getpid(), Host: host, Since: r.Clock.Now(), Command: opts.Command},
+		Timeout: max(opts.Timeout, 0),
+		// The note is a diagnostic for a waiting writer: wall-clock time,
+		// not the repo's clock (which CTX_DATE may fix in the past).
+		Holder: lockfile.Holder{PID: os.Getpid(), Host: host, Since: clock.Real{}.Now(), Command: opts.Command},
 	})
 	if err != nil {
 		return nil, err
@@ -69,7 +66,13 @@ func (w *Writer) UpdateRef(n refs.Name, id object.ID, exp refs.Expect) error {
 	if !ok {
 		return &object.Error{Op: "update-ref " + n.String(), ID: id, Path: object.RelPath(id), Err: object.ErrNotFound}
 	}
-	if err := w.Refs.Update(n, id, exp); err != nil {
+	// Another process may have renamed the object into place in a batch
+	// that has not synced yet: make its entry durable before a ref names
+	// it (FORMAT.md §10).
+	if err := w.Objects.Sync(id); err != nil {
+		return err
+	}
+	if err := w.refStore.Update(n, id, exp); err != nil {
 		return fmt.Errorf("repo: %w", err)
 	}
 	// The ref has moved: tidying stale heads is best effort, and a failure
@@ -91,28 +94,19 @@ func (w *Writer) pruneStale(n refs.Name) error {
 	}
 	var stale []object.ID
 	for _, h := range raw {
-		if !containsID(eff, h) {
+		if !slices.Contains(eff, h) {
 			stale = append(stale, h)
 		}
 	}
-	if err := w.Refs.Delete(n, refs.Among(stale...)); err != nil {
+	if err := w.refStore.Delete(n, refs.Among(stale...)); err != nil {
 		return fmt.Errorf("repo: %w", err)
 	}
 	return nil
 }
 
-func containsID(ids []object.ID, id object.ID) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
 // DeleteRef deletes ref n if its state meets exp.
 func (w *Writer) DeleteRef(n refs.Name, exp refs.Expect) error {
-	if err := w.Refs.Delete(n, exp); err != nil {
+	if err := w.refStore.Delete(n, exp); err != nil {
 		return fmt.Errorf("repo: %w", err)
 	}
 	return nil

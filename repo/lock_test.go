@@ -56,7 +56,7 @@ func TestLock(t *testing.T) {
 				if !errors.As(err, &le) {
 					t.Fatalf("error %T, want *lockfile.LockedError", err)
 				}
-				if le.Holder == nil || le.Holder.PID != os.Getpid() || le.Holder.Command != "ctx first" || !le.Holder.Since.Equal(TestTime) {
+				if le.Holder == nil || le.Holder.PID != os.Getpid() || le.Holder.Command != "ctx first" || le.Holder.Since.Equal(TestTime) {
 					t.Errorf("Holder = %+v", le.Holder)
 				}
 				if le.Waited != tc.waited {

@@ -36,7 +36,7 @@ type MergeResult struct {
 //
 // w must read back what the store holds (the heads' trees): pass the
 // repo's object store or a Batch on it, not a store of its own.
-func (r *Repo) Merge(w object.ReadWriter, heads []object.ID, what string) (*MergeResult, error) {
+func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult, error) {
 	if len(heads) < 2 {
 		return nil, fmt.Errorf("repo: merge needs at least two heads, got %d", len(heads))
 	}
@@ -89,7 +89,7 @@ func (r *Repo) Merge(w object.ReadWriter, heads []object.ID, what string) (*Merg
 			newest, newestTime = sorted[i], t
 		}
 	}
-	var maxTime int64
+	maxTime := commits[0].TimestampUnix
 	for _, c := range commits {
 		maxTime = max(maxTime, c.TimestampUnix)
 	}
@@ -108,9 +108,15 @@ func (r *Repo) Merge(w object.ReadWriter, heads []object.ID, what string) (*Merg
 	return &MergeResult{ID: id, Commit: c, Conflicts: conflicts}, nil
 }
 
+// GetPutter reads and writes objects.
+type GetPutter interface {
+	object.Getter
+	object.Putter
+}
+
 // treeMerger merges trees three-way.
 type treeMerger struct {
-	w            object.ReadWriter
+	w            GetPutter
 	preferTheirs bool
 	conflicts    []string
 }

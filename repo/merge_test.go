@@ -64,10 +64,10 @@ func checkRawHeads(t *testing.T, r *Repo, n refs.Name, want ...object.ID) {
 
 func TestReconcileNothingToDo(t *testing.T) {
 	h := newHistory(t)
-	if err := h.r.Refs.Update("feature/x", h.side, refs.Absent()); err != nil {
+	if err := h.r.refStore.Update("feature/x", h.side, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.r.Refs.Update(refs.STAGE, h.c1, refs.Absent()); err != nil {
+	if err := h.r.refStore.Update(refs.STAGE, h.c1, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
 	before := objectCount(t, h.r)
@@ -129,7 +129,7 @@ func diverge(t *testing.T, r *Repo, baseFiles, leftFiles, rightFiles map[string]
 	if left == right {
 		t.Fatal("fixture: left and right are the same commit")
 	}
-	if err := r.Refs.Update(refs.Main, left, refs.Any()); err != nil {
+	if err := r.refStore.Update(refs.Main, left, refs.Any()); err != nil {
 		t.Fatal(err)
 	}
 	AddHead(t, r, refs.Main, right)
@@ -411,7 +411,7 @@ func TestMergeThreeHeads(t *testing.T) {
 	a := CommitFiles(t, r, at(20), map[string]string{"k": "1", "f": "A", "d/x": "0", "a": "A"}, "a", base)
 	b := CommitFiles(t, r, at(40), map[string]string{"k": "1", "f": "B", "d/x": "0", "b": "B", "d/b": "B"}, "b", base)
 	c := CommitFiles(t, r, at(30), map[string]string{"k": "2", "f": "C", "d/x": "0", "c": "C"}, "c", base)
-	if err := r.Refs.Update(refs.Main, a, refs.Any()); err != nil {
+	if err := r.refStore.Update(refs.Main, a, refs.Any()); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range []object.ID{b, c, base} {
@@ -442,7 +442,7 @@ func TestReconcileIsDeterministic(t *testing.T) {
 			map[string]string{"k": "1", "m": "R", "b": "B"}, 20, 30)
 		x := CommitFiles(t, r, at(5), map[string]string{"x": "1"}, "x", root)
 		y := CommitFiles(t, r, at(6), map[string]string{"y": "1"}, "y", root)
-		if err := r.Refs.Update("feature/x", x, refs.Absent()); err != nil {
+		if err := r.refStore.Update("feature/x", x, refs.Absent()); err != nil {
 			t.Fatal(err)
 		}
 		AddHead(t, r, "feature/x", y)
@@ -495,17 +495,19 @@ func TestReconcileNotACommit(t *testing.T) {
 	r := h.r
 	blob := lookupPath(t, r, h.tip, "a.txt")
 	// feature/a reconciles fine and comes first; main cannot be merged.
-	if err := r.Refs.Update("feature/a", h.c2, refs.Absent()); err != nil {
+	if err := r.refStore.Update("feature/a", h.c2, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
 	AddHead(t, r, "feature/a", h.side)
 	AddHead(t, r, refs.Main, blob)
+	// A ref that cannot be merged is left alone and reported; the others
+	// are still reconciled.
 	recs, err := lock(t, r).Reconcile(t.Context())
-	if !errors.Is(err, ErrNotCommit) {
-		t.Fatalf("Reconcile with a blob head: %v, want ErrNotCommit", err)
+	if err != nil {
+		t.Fatalf("Reconcile with a blob head: %v", err)
 	}
-	if len(recs) != 1 || recs[0].Ref != "feature/a" || !recs[0].Merged {
-		t.Errorf("Reconcile reported %+v, want feature/a merged", recs)
+	if len(recs) != 2 || recs[0].Ref != "feature/a" || !recs[0].Merged || recs[1].Ref != refs.Main || !strings.Contains(recs[1].Skipped, "not a readable commit") {
+		t.Errorf("Reconcile reported %+v, want feature/a merged and main skipped", recs)
 	}
 	checkRawHeads(t, r, refs.Main, h.tip, blob)
 	checkRawHeads(t, r, "feature/a", recs[0].Result)

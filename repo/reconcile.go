@@ -15,14 +15,17 @@ type Reconciled struct {
 	Result    object.ID   `json:"result"`    // the single head after
 	Merged    bool        `json:"merged"`    // a merge commit was written; otherwise stale heads were dropped
 	Conflicts []string    `json:"conflicts"` // see MergeResult
+	// Skipped says why the ref was left alone (its heads are not all
+	// commits, so they cannot be merged); Result is then zero.
+	Skipped string `json:"skipped,omitempty"`
 }
 
 // Reconcile gives every shared ref with several heads a single head again.
 // Heads that are ancestors of another head are dropped; if several remain
 // (two clones advanced the ref independently and were merged with git),
 // they are merged into a merge commit (see Merge) that becomes the head.
-// Refs whose heads are not all commits are left alone and reported in the
-// error.
+// Refs whose remaining heads are not all commits are left alone and
+// reported with Skipped set.
 func (w *Writer) Reconcile(ctx context.Context) ([]Reconciled, error) {
 	all, err := w.Refs.List()
 	if err != nil {
@@ -54,6 +57,12 @@ func (w *Writer) reconcile(ref refs.Ref) (Reconciled, error) {
 	if len(eff) == 1 {
 		rec.Result = eff[0]
 	} else {
+		for _, h := range eff {
+			if _, err := w.ReadCommit(h); err != nil {
+				rec.Skipped = fmt.Sprintf("head %s is not a readable commit: %v", h.Short(), err)
+				return rec, nil
+			}
+		}
 		b := w.Objects.NewBatch()
 		m, err := w.Merge(b, eff, ref.Name.String())
 		if err != nil {
@@ -65,7 +74,7 @@ func (w *Writer) reconcile(ref refs.Ref) (Reconciled, error) {
 		}
 		rec.Result, rec.Merged, rec.Conflicts = m.ID, true, m.Conflicts
 	}
-	if err := w.Refs.Update(ref.Name, rec.Result, refs.Among(ref.Heads...)); err != nil {
+	if err := w.refStore.Update(ref.Name, rec.Result, refs.Among(ref.Heads...)); err != nil {
 		return rec, fmt.Errorf("repo: reconcile %s: %w", ref.Name, err)
 	}
 	return rec, nil

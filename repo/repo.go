@@ -16,15 +16,6 @@ import (
 // DirName is the name of the store directory inside a project.
 const DirName = ".ctx"
 
-var (
-	// ErrNotAStore means no .ctx directory was found.
-	ErrNotAStore = errors.New("repo: not a ctx store")
-	// ErrExists means init found a store already in place.
-	ErrExists = errors.New("repo: store already exists")
-	// ErrNotDirectory means a path that must be a directory is not one.
-	ErrNotDirectory = errors.New("repo: not a directory")
-)
-
 // Repo is an open ctx store.
 type Repo struct {
 	// Root is the .ctx directory.
@@ -33,8 +24,10 @@ type Repo struct {
 	Config Config
 	// Objects is the object store.
 	Objects *object.Store
-	// Refs is the ref store.
-	Refs *refs.Store
+	// Refs reads refs. Moving refs takes the writer lock: see Writer.
+	Refs refs.Reader
+	// refStore is Refs with its write methods, for Writer.
+	refStore *refs.Store
 	// Types knows every typed object type of this version of ctx.
 	Types *object.Registry
 	// Clock tells the time for new commits.
@@ -111,7 +104,8 @@ func Open(root string, opts Options) (*Repo, error) {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Repo{Root: root, Config: cfg, Objects: objs, Refs: refs.NewStore(root), Types: types, Clock: clk}, nil
+	rs := refs.NewStore(root)
+	return &Repo{Root: root, Config: cfg, Objects: objs, Refs: rs, refStore: rs, Types: types, Clock: clk}, nil
 }
 
 // Rel returns path relative to the .ctx directory, for messages.

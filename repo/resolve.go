@@ -10,14 +10,6 @@ import (
 	"github.com/ctx-dev/ctx/refs"
 )
 
-var (
-	// ErrInvalidRev means a string is not a revision.
-	ErrInvalidRev = errors.New("repo: invalid revision")
-	// ErrDiverged means a ref has several effective heads where one is
-	// needed; see DivergedError.
-	ErrDiverged = errors.New("repo: ref has several heads")
-)
-
 // DivergedError reports a ref with several effective heads, as a git merge
 // of two clones leaves it until the next write reconciles them.
 type DivergedError struct {
@@ -25,6 +17,7 @@ type DivergedError struct {
 	Heads []object.ID
 }
 
+// Error describes the failure.
 func (e *DivergedError) Error() string {
 	hs := make([]string, len(e.Heads))
 	for i, h := range e.Heads {

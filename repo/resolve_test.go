@@ -39,10 +39,10 @@ func lookupPath(t *testing.T, r *Repo, commit object.ID, path string) object.ID 
 func TestResolve(t *testing.T) {
 	h := newHistory(t)
 	r := h.r
-	if err := r.Refs.Update(refs.STAGE, h.c1, refs.Absent()); err != nil {
+	if err := r.refStore.Update(refs.STAGE, h.c1, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Refs.Update("feature/x", h.side, refs.Absent()); err != nil {
+	if err := r.refStore.Update("feature/x", h.side, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
 	// A ref whose stale head (an ancestor) a crash left behind.
@@ -50,7 +50,7 @@ func TestResolve(t *testing.T) {
 	AddHead(t, r, "stale", h.c2)
 	// A ref named like hex wins over an object ID prefix.
 	hexName := h.c1.String()[:8]
-	if err := r.Refs.Update(refs.Name(hexName), h.c2, refs.Absent()); err != nil {
+	if err := r.refStore.Update(refs.Name(hexName), h.c2, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
 	treeOfTip := lookupPath(t, r, h.tip, "")

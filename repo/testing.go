@@ -55,7 +55,7 @@ func CommitFiles(tb testing.TB, r *Repo, at time.Time, files map[string]string, 
 // git merge of two clones that both moved n does. It takes no lock.
 func AddHead(tb testing.TB, r *Repo, n refs.Name, id object.ID) {
 	tb.Helper()
-	if err := r.Refs.Update(n, id, refs.Among()); err != nil {
+	if err := r.refStore.Update(n, id, refs.Among()); err != nil {
 		tb.Fatalf("repo: add head %s to %s: %v", id.Short(), n, err)
 	}
 }

@@ -1,9 +1,7 @@
 package repo
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -18,17 +16,6 @@ import (
 	"github.com/ctx-dev/ctx/refs"
 )
 
-var (
-	// ErrDanglingLink means a typed object refers to an object that is
-	// not in the store.
-	ErrDanglingLink = errors.New("repo: dangling reference")
-	// ErrOrphanCommit means a commit's parent is not in the store.
-	ErrOrphanCommit = errors.New("repo: orphan commit")
-	// ErrWrongTarget means a typed object refers to an object of the wrong
-	// kind or type (a commit whose root_tree is a blob, say).
-	ErrWrongTarget = errors.New("repo: reference to the wrong type")
-)
-
 // Problem is one thing Verify found wrong. Err wraps the sentinel that
 // classifies it (object.ErrHashMismatch, ErrDanglingLink, …).
 type Problem struct {
@@ -37,6 +24,7 @@ type Problem struct {
 	Err  error
 }
 
+// Error describes the problem, prefixed by its path.
 func (p Problem) Error() string {
 	if p.Path == "" {
 		return p.Err.Error()
@@ -169,25 +157,13 @@ func (r *Repo) checkObject(id object.ID) checked {
 	wrap := func(err error) error {
 		return &object.Error{Op: "decode", ID: id, Path: object.RelPath(id), Err: err}
 	}
-	if err := object.CheckCanonical(payload); err != nil {
-		c.err = wrap(err)
-		return c
-	}
+	// Decode checks the encoding is canonical and the schema holds.
 	v, err := r.Types.Decode(payload)
 	if err != nil {
 		c.err = wrap(err)
 		return c
 	}
-	if re, err := object.Encode(v); err != nil || !bytes.Equal(re, payload) {
-		// The same value has one encoding. A payload that differs from it
-		// either carries fields a newer ctx added, or spells the value
-		// another way (an optional field present but empty, say), which
-		// would give one value two ids.
-		unknown := object.UnknownKeys(payload, v)
-		if len(unknown) == 0 {
-			c.err = wrap(fmt.Errorf("%w: %s is not the canonical form of its value (an optional field present but empty?)", object.ErrDecode, info.Type))
-			return c
-		}
+	if unknown := object.UnknownKeys(payload, v); len(unknown) > 0 {
 		sort.Strings(unknown)
 		c.warn = fmt.Sprintf("%s has fields this version of ctx does not know (written by a newer ctx?): %s", info.Type, strings.Join(unknown, ", "))
 	}
@@ -205,7 +181,7 @@ func checkLink(infos map[object.ID]object.Info, results []checked, ids []object.
 		if i < len(ids) && ids[i] == l.ID && results[i].err != nil {
 			return nil
 		}
-		if l.Kind == object.KindTyped && (l.Type == "commit" || l.Type == "work_commit") && strings.HasPrefix(l.Field, "parents[") {
+		if l.Type == "commit" && strings.HasPrefix(l.Field, "parents[") {
 			return fmt.Errorf("%w: %s %s is missing", ErrOrphanCommit, l.Field, l.ID)
 		}
 		return fmt.Errorf("%w: %s %s is missing", ErrDanglingLink, l.Field, l.ID)
@@ -239,9 +215,9 @@ func (r *Repo) verifyRefs(rep *Report, infos map[object.ID]object.Info) {
 		}
 		if ref.Name.Shared() && len(ref.Heads) > 1 {
 			if eff, err := r.effective(ref.Heads); err == nil && len(eff) == 1 {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d stale head(s) left by an interrupted update; the next write or `ctx reconcile` removes them", ref.Name, len(ref.Heads)-1))
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d stale head(s) left by an interrupted update; the next update of the ref or `ctx reconcile` removes them", ref.Name, len(ref.Heads)-1))
 			} else {
-				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d heads (after a git merge); the next write or `ctx reconcile` merges them", ref.Name, len(ref.Heads)))
+				rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s has %d heads (after a git merge); `ctx reconcile` merges them", ref.Name, len(ref.Heads)))
 			}
 		}
 	}

@@ -32,7 +32,7 @@ func newVerifyFixture(t *testing.T) *verifyFixture {
 	r := NewTestRepo(t)
 	f := &verifyFixture{r: r, root: mustResolve(t, r, "main")}
 	f.c1 = CommitFiles(t, r, at(10), map[string]string{"a.txt": "hello", "src/main.go": "package main"}, "c1", f.root)
-	if err := r.Refs.Update(refs.Main, f.c1, refs.Among(f.root)); err != nil {
+	if err := r.refStore.Update(refs.Main, f.c1, refs.Among(f.root)); err != nil {
 		t.Fatal(err)
 	}
 	f.tree = mustResolve(t, r, "main:")
@@ -255,7 +255,7 @@ func TestVerifyDamage(t *testing.T) {
 			damage: func(t *testing.T, f *verifyFixture) {
 				f.made = putRaw(t, f.r, encode(t, &object.WorkCommit{Parents: []object.ID{object.Sum(object.KindTyped, []byte("gone"))}, Base: f.c1, SessionID: "s", StepKind: object.StepNote}))
 			},
-			problems: []want{{err: ErrOrphanCommit, id: madeID}},
+			problems: []want{{err: ErrDanglingLink, id: madeID}}, // E009 is for a commit's parents (FORMAT.md §4.6)
 		},
 		{
 			name: "missing base of a work commit",
@@ -353,7 +353,7 @@ func TestVerifyDamage(t *testing.T) {
 			name: "ref head whose object is missing",
 			damage: func(t *testing.T, f *verifyFixture) {
 				f.made = object.Sum(object.KindTyped, []byte("gone"))
-				if err := f.r.Refs.Update("feature/x", f.made, refs.Absent()); err != nil {
+				if err := f.r.refStore.Update("feature/x", f.made, refs.Absent()); err != nil {
 					t.Fatal(err)
 				}
 			},

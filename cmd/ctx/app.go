@@ -232,11 +232,7 @@ func (a *App) lockRepo(k *kong.Context) (*repo.Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	timeout := a.Globals.LockTimeout
-	if timeout == 0 {
-		timeout = -1 // --lock-timeout=0: do not wait
-	}
-	w, err := r.Lock(a.Ctx, repo.LockOptions{Timeout: timeout, Command: "ctx " + commandPath(k)})
+	w, err := r.Lock(a.Ctx, repo.LockOptions{Timeout: a.Globals.LockTimeout, Command: "ctx " + commandPath(k)})
 	if err != nil {
 		return nil, err
 	}

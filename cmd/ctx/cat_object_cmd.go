@@ -31,12 +31,23 @@ func (c *CatObjectCmd) Run(app *App, r *repo.Repo) error {
 		}
 		return err
 	}
-	if c.Pretty || c.Raw || (!c.Type && !c.Size && !c.Exists) {
-		if !app.Globals.JSON {
-			return c.stream(app, r, id)
-		}
+	content := !c.Type && !c.Size && !c.Exists // -p, --raw or no flag
+	if content && !app.Globals.JSON {
+		return c.stream(app, r, id)
 	}
-	info, payload, err := r.Objects.Verify(id)
+	if content {
+		// One verified read gives the kind and the payload.
+		kind, payload, err := r.Objects.Get(id)
+		if err != nil {
+			return err
+		}
+		out, err := c.describe(id, kind, payload)
+		if err != nil {
+			return err
+		}
+		return app.emit(out)
+	}
+	info, _, err := r.Objects.Verify(id)
 	if err != nil {
 		return err
 	}
@@ -47,40 +58,34 @@ func (c *CatObjectCmd) Run(app *App, r *repo.Repo) error {
 	if c.Exists {
 		return app.emit(map[string]any{"id": id, "exists": true})
 	}
-	if !app.Globals.JSON {
-		if c.Type {
-			app.printf("%s\n", typ)
-		} else {
-			app.printf("%d\n", info.Size)
-		}
-		return nil
-	}
-	out := map[string]any{"id": id, "kind": info.Kind.String(), "type": typ, "size": info.Size}
-	if c.Type || c.Size {
-		return app.emit(out)
-	}
-	if info.Kind == object.KindTyped {
-		if c.Raw {
-			out["content_base64"] = base64.StdEncoding.EncodeToString(payload)
-		} else {
-			js, err := object.ToJSON(payload, false)
-			if err != nil {
-				return err
-			}
-			out["value"] = json.RawMessage(js)
-		}
-		return app.emit(out)
-	}
-	_, blob, err := r.Objects.Get(id)
-	if err != nil {
-		return err
-	}
-	if utf8.Valid(blob) {
-		out["content"] = string(blob)
+	if c.Type {
+		app.printf("%s\n", typ)
 	} else {
-		out["content_base64"] = base64.StdEncoding.EncodeToString(blob)
+		app.printf("%d\n", info.Size)
 	}
-	return app.emit(out)
+	return app.emit(map[string]any{"id": id, "kind": info.Kind.String(), "type": typ, "size": info.Size})
+}
+
+// describe is the --json form of an object with its content.
+func (c *CatObjectCmd) describe(id object.ID, kind object.Kind, payload []byte) (map[string]any, error) {
+	out := map[string]any{"id": id, "kind": kind.String(), "type": "blob", "size": len(payload)}
+	switch {
+	case kind == object.KindTyped && !c.Raw:
+		out["type"], _ = object.TypeOf(payload)
+		js, err := object.ToJSON(payload, false)
+		if err != nil {
+			return nil, &object.Error{Op: "decode", ID: id, Path: object.RelPath(id), Err: err}
+		}
+		out["value"] = json.RawMessage(js)
+	case kind == object.KindTyped:
+		out["type"], _ = object.TypeOf(payload)
+		out["content_base64"] = base64.StdEncoding.EncodeToString(payload)
+	case utf8.Valid(payload):
+		out["content"] = string(payload)
+	default:
+		out["content_base64"] = base64.StdEncoding.EncodeToString(payload)
+	}
+	return out, nil
 }
 
 // stream writes a blob's bytes or a typed object's JSON or CBOR to stdout,

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
+	"regexp"
 
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/object"
@@ -33,11 +33,11 @@ var (
 	codeStoreNotFound   = code{"E011", "StoreNotFound", 31, "run `ctx init` in the project's root directory, or pass --dir"}
 	codeStoreExists     = code{"E012", "StoreExists", 32, "`ctx init --force` replaces the store, losing everything in it"}
 	codeRefConflict     = code{"E013", "RefConflict", 33, "the ref moved since it was read: read it again with `ctx rev-parse` and retry"}
-	codeRefDiverged     = code{"E014", "RefDiverged", 34, "a git merge left several heads: run `ctx reconcile` (any ctx write also merges them)"}
+	codeRefDiverged     = code{"E014", "RefDiverged", 34, "a git merge left several heads: run `ctx reconcile` to merge them into one commit"}
 	codeInvalidArgument = code{"E015", "InvalidArgument", 2, "see `ctx --help`"}
 	codeConfigInvalid   = code{"E016", "ConfigInvalid", 36, "fix .ctx/config.toml; docs/FORMAT.md lists every key"}
 	codeAmbiguousID     = code{"E017", "AmbiguousID", 37, "give more hex digits of the id"}
-	codeRefCorrupt      = code{"E018", "RefCorrupt", 38, "restore the file from git (`git checkout -- .ctx/refs .ctx/HEAD`), or set the ref with `ctx update-ref`"}
+	codeRefCorrupt      = code{"E018", "RefCorrupt", 38, "restore the file from git (`git checkout -- .ctx/refs .ctx/HEAD`); HEAD must hold `ref: refs/main`; a bad head goes with `ctx update-ref -d REF ID`"}
 	codeInterrupted     = code{"", "Interrupted", 130, ""}
 )
 
@@ -107,14 +107,14 @@ func classify(err error) code {
 	return codeNone
 }
 
-// message strips the package prefixes ("object: ", "repo: ") that library
-// errors carry, which mean nothing to a user.
+// pkgPrefix matches the package prefixes ("object: ", "repo: ") that
+// library errors carry at the start of the message or of a wrapped part.
+var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|lockfile|regfile|atomicfile|syncfs): `)
+
+// message strips the package prefixes, which mean nothing to a user, and
+// nothing else (a path may well contain "repo: ").
 func message(err error) string {
-	s := err.Error()
-	for _, p := range []string{"repo: ", "refs: ", "object: ", "lockfile: "} {
-		s = strings.ReplaceAll(s, p, "")
-	}
-	return s
+	return pkgPrefix.ReplaceAllString(err.Error(), "$1")
 }
 
 // fail reports err on stderr and returns the exit status.

@@ -3,10 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/ctx-dev/ctx/internal/regfile"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -88,15 +89,11 @@ func (c *HashObjectCmd) Run(app *App) error {
 
 func (c *HashObjectCmd) hashBlobs(app *App, r *repo.Repo, paths []string) ([]object.ID, error) {
 	if c.Stdin {
-		data, err := io.ReadAll(app.Stdin)
+		data, err := readInput(app.Stdin)
 		if err != nil {
 			return nil, err
 		}
-		if r == nil {
-			return []object.ID{object.Sum(object.KindBlob, data)}, nil
-		}
-		id, err := r.Objects.Put(object.KindBlob, data)
-		return []object.ID{id}, err
+		return c.store(r, [][]byte{data}, object.KindBlob)
 	}
 	if r == nil {
 		return object.PutFiles(app.Ctx, nil, paths, 0)
@@ -117,42 +114,61 @@ func (c *HashObjectCmd) hashTyped(app *App, r *repo.Repo, paths []string) ([]obj
 	}
 	var inputs [][]byte
 	if c.Stdin {
-		data, err := io.ReadAll(app.Stdin)
+		data, err := readInput(app.Stdin)
 		if err != nil {
 			return nil, err
 		}
 		inputs = append(inputs, data)
-	} else {
-		for _, p := range paths {
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return nil, err
-			}
-			inputs = append(inputs, data)
-		}
 	}
-	ids := make([]object.ID, len(inputs))
-	for i, data := range inputs {
-		payload := data
-		if c.Input == "json" {
-			if payload, err = types.FromJSON(data); err != nil {
-				return nil, err
-			}
-		} else {
-			if err := object.CheckCanonical(payload); err != nil {
-				return nil, err
-			}
-			if _, err := types.Decode(payload); err != nil {
-				return nil, err
-			}
+	for _, p := range paths {
+		data, err := regfile.Read(p, object.MaxInMemory)
+		if errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge) {
+			return nil, fmt.Errorf("%w: %w", object.ErrInvalidArgument, err)
 		}
-		if r == nil {
-			ids[i] = object.Sum(object.KindTyped, payload)
-		} else if ids[i], err = r.Objects.Put(object.KindTyped, payload); err != nil {
+		if err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, data)
+	}
+	for i, data := range inputs {
+		if inputs[i], err = types.Parse(data, c.Input == "json"); err != nil {
 			return nil, err
 		}
 	}
-	return ids, nil
+	return c.store(r, inputs, object.KindTyped)
+}
+
+// store computes the ids of payloads and, with a store, writes them in one
+// batch.
+func (c *HashObjectCmd) store(r *repo.Repo, payloads [][]byte, kind object.Kind) ([]object.ID, error) {
+	ids := make([]object.ID, len(payloads))
+	if r == nil {
+		for i, p := range payloads {
+			ids[i] = object.Sum(kind, p)
+		}
+		return ids, nil
+	}
+	b := r.Objects.NewBatch()
+	for i, p := range payloads {
+		var err error
+		if ids[i], err = b.Put(kind, p); err != nil {
+			b.Abort()
+			return nil, err
+		}
+	}
+	return ids, b.Commit()
+}
+
+// readInput reads standard input, up to the largest object held in memory.
+func readInput(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, object.MaxInMemory+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > object.MaxInMemory {
+		return nil, fmt.Errorf("%w: standard input is larger than %d bytes; store the file by its path instead", object.ErrInvalidArgument, object.MaxInMemory)
+	}
+	return data, nil
 }
 
 // readPaths reads newline- or NUL-separated paths, skipping empty ones.

@@ -19,6 +19,10 @@ func (c *ReconcileCmd) Run(app *App, w *repo.Writer) error {
 		app.printf("nothing to reconcile: every ref has one head\n")
 	}
 	for _, rec := range recs {
+		if rec.Skipped != "" {
+			app.printf("%s: left alone: %s\n", rec.Ref, rec.Skipped)
+			continue
+		}
 		if rec.Merged {
 			app.printf("%s: merged %d heads into %s\n", rec.Ref, len(rec.Heads), rec.Result)
 			if len(rec.Conflicts) > 0 {

@@ -8,7 +8,7 @@ import (
 // RevParseCmd is `ctx rev-parse`.
 type RevParseCmd struct {
 	Short bool     `help:"Print abbreviated ids (12 hex digits)."`
-	Revs  []string `arg:"" name:"rev" help:"Revisions: HEAD, STAGE, main, refs/<name>, an id or id prefix (at least 4 hex digits), each optionally followed by ^, ^N or ~N."`
+	Revs  []string `arg:"" name:"rev" help:"Revisions: HEAD, STAGE, main, refs/<name>, an id or id prefix (at least 4 hex digits), each optionally followed by ^, ^N or ~N, or by :PATH."`
 }
 
 // Run resolves each revision.

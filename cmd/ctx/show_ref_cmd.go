@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path"
 
 	"github.com/ctx-dev/ctx/object"
@@ -18,6 +19,7 @@ type refRow struct {
 	Name   string      `json:"name"`
 	Target string      `json:"target,omitempty"` // for HEAD
 	Heads  []object.ID `json:"heads"`
+	Error  string      `json:"error,omitempty"` // a damaged HEAD
 }
 
 // Run lists the refs, one line per head.
@@ -27,6 +29,9 @@ func (c *ShowRefCmd) Run(app *App, r *repo.Repo) error {
 		return err
 	}
 	for _, row := range rows {
+		if row.Error != "" && !app.Globals.JSON {
+			fmt.Fprintf(app.Stderr, "ctx: warning: %s: %s\n", row.Name, row.Error)
+		}
 		for _, h := range row.Heads {
 			app.printf("%s %s\n", h, row.Name)
 		}
@@ -41,15 +46,18 @@ func listRefs(r *repo.Repo, withHead bool, patterns []string) ([]refRow, error) 
 	}
 	rows := []refRow{}
 	if withHead {
-		target, err := r.Refs.Target()
-		if err != nil {
-			return nil, err
+		// A damaged HEAD is reported in its row, not as a failure: this
+		// is what one looks at to repair a store.
+		row := refRow{Name: "HEAD", Heads: []object.ID{}}
+		if target, err := r.Refs.Target(); err != nil {
+			row.Error = message(err)
+		} else {
+			row.Target = target.String()
+			if heads, err := r.Refs.Heads(target); err == nil {
+				row.Heads = heads
+			}
 		}
-		heads, _ := r.Refs.Heads(target)
-		if heads == nil {
-			heads = []object.ID{}
-		}
-		rows = append(rows, refRow{Name: "HEAD", Target: target.String(), Heads: heads})
+		rows = append(rows, row)
 	}
 	for _, ref := range all {
 		if !matchRef(ref.Name, patterns) {

@@ -46,9 +46,14 @@ func (c *UpdateRefCmd) Run(app *App, w *repo.Writer) error {
 		if oldArg == object.Zero.String() {
 			exp = refs.Absent()
 		} else {
-			id, err := w.Resolve(oldArg)
+			// A full id is taken as it is, even if its object is missing:
+			// compare-and-swap away a head whose object is gone is exactly
+			// how such a ref is repaired.
+			id, err := object.ParseID(oldArg)
 			if err != nil {
-				return fmt.Errorf("OLD: %w", err)
+				if id, err = w.Resolve(oldArg); err != nil {
+					return fmt.Errorf("OLD: %w", err)
+				}
 			}
 			exp, old = refs.Among(id), &id
 		}

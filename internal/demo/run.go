@@ -98,7 +98,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	fmt.Fprintln(out, commit)
 
 	step("ctx update-ref main %s %s", commit.Short(), base.Short())
-	w, err := r.Lock(ctx, repo.LockOptions{Command: "ctx demo"})
+	w, err := r.Lock(ctx, repo.LockOptions{Timeout: repo.DefaultLockTimeout, Command: "ctx demo"})
 	if err != nil {
 		return nil, err
 	}

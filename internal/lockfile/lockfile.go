@@ -50,6 +50,7 @@ type LockedError struct {
 	Holder *Holder // nil when the holder did not record itself (yet)
 }
 
+// Error describes the failure.
 func (e *LockedError) Error() string {
 	who := "another process"
 	if e.Holder != nil {
