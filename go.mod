@@ -17,5 +17,6 @@ require (
 require (
 	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
+	github.com/yuin/goldmark v1.8.7 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

@@ -511,3 +511,33 @@ func (s *Store) Verify(id ID) (Info, []byte, error) {
 	}
 	return info, payload, nil
 }
+
+// Usage counts the objects of the store and the bytes their files take.
+func (s *Store) Usage(ctx context.Context) (objects int, bytes int64, err error) {
+	top, err := readNames(s.dir)
+	if err != nil {
+		return 0, 0, fmt.Errorf("object: usage: %w", err)
+	}
+	for _, shard := range top {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		if len(shard) != 2 || !IsHex(shard) {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(s.dir, shard))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if len(e.Name()) != 2*IDSize || !IsHex(e.Name()) {
+				continue
+			}
+			if info, err := e.Info(); err == nil {
+				objects++
+				bytes += info.Size()
+			}
+		}
+	}
+	return objects, bytes, nil
+}

@@ -23,6 +23,8 @@ var (
 	ErrDanglingLink = errors.New("repo: dangling reference")
 	// ErrOrphanCommit means a commit's parent is not in the store.
 	ErrOrphanCommit = errors.New("repo: orphan commit")
+	// ErrInvalidArgument means a caller passed a value the repo rejects.
+	ErrInvalidArgument = errors.New("repo: invalid argument")
 	// ErrWrongTarget means a typed object refers to an object of the wrong
 	// kind or type (a commit whose root_tree is a blob, say).
 	ErrWrongTarget = errors.New("repo: reference to the wrong type")

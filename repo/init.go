@@ -37,6 +37,7 @@ const GitIgnore = `# Local state of ctx: derived or per-machine, never shared th
 /LOCK
 /STAGE
 /sessions/
+/local/
 *.tmp
 `
 
@@ -53,6 +54,29 @@ const GitAttributes = `# ctx objects are written once and named by their content
 objects/** binary
 refs/** -text
 HEAD -text
+# Narrative files grow by appended lines that each carry a unique id, and
+# one file per node: git's union driver merges them without conflicts.
+narrative/** merge=union
+`
+
+// NarrativeReadme is the narrative overview a new store starts with. It is
+// the same in every store, so independently created stores merge cleanly.
+const NarrativeReadme = `# Narrative
+
+The human-readable memory of this project, kept by ctx and by you. Read
+it with any editor and edit it freely: ctx re-reads it on every command.
+
+- decisions.md: one line per decision, linking to its file in decisions/.
+- log/YYYY-MM-DD.md: the daily journal (UTC days), one line per event.
+- decisions/, tasks/, facts/, patterns/, observations/, hypotheses/,
+  questions/, summaries/, sources/: one file per node. The comment at the
+  top of each holds its id, type, creation time and tags; lines appended
+  at its end record later changes.
+
+Add knowledge with ctx add note|decision|task|fact|pattern|hypothesis|
+question "text", list it with ctx list, and record it in history with
+ctx commit -m "message". docs/FORMAT.md in the ctx repository describes
+every file.
 `
 
 // InitialMessage is the message of the root commit of every store.
@@ -167,7 +191,7 @@ func install(tmp, root string, exists bool) error {
 
 // populate writes a complete store into the empty directory root.
 func populate(root string, cfg *Config, noGit bool) error {
-	for _, d := range []string{"objects", "refs"} {
+	for _, d := range []string{"objects", "refs", "narrative"} {
 		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
 			return fmt.Errorf("repo: init: %w", err)
 		}
@@ -183,6 +207,7 @@ func populate(root string, cfg *Config, noGit bool) error {
 		{"config.toml", string(cfg.Text())},
 		{".gitignore", ignore},
 		{"HEAD", "ref: refs/main\n"},
+		{"narrative/README.md", NarrativeReadme},
 	}
 	if !noGit {
 		files = append(files, struct{ name, data string }{".gitattributes", GitAttributes})

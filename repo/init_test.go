@@ -92,8 +92,11 @@ func TestInitLayout(t *testing.T) {
 	} else if st.Mode().Perm() != 0o755 {
 		t.Errorf(".ctx mode = %v, want 0755 (not MkdirTemp's 0700)", st.Mode())
 	}
-	if got, want := dirNames(t, root), []string{".gitattributes", ".gitignore", "HEAD", "config.toml", "objects", "refs"}; !slices.Equal(got, want) {
+	if got, want := dirNames(t, root), []string{".gitattributes", ".gitignore", "HEAD", "config.toml", "narrative", "objects", "refs"}; !slices.Equal(got, want) {
 		t.Errorf(".ctx holds %v, want %v", got, want)
+	}
+	if got := readFile(t, filepath.Join(root, "narrative", "README.md")); got != NarrativeReadme {
+		t.Errorf("narrative/README.md = %q", got)
 	}
 	if got := readFile(t, filepath.Join(root, "HEAD")); got != "ref: refs/main\n" {
 		t.Errorf("HEAD = %q", got)

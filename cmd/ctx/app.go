@@ -40,7 +40,19 @@ type CLI struct {
 	Globals
 
 	Init      InitCmd      `cmd:"" group:"porcelain" help:"Create a ctx store (.ctx/) in a project directory."`
-	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history."`
+	Add       AddCmd       `cmd:"" group:"porcelain" help:"Add knowledge: note, decision, task, fact, pattern, hypothesis, question, summary, source."`
+	Show      ShowCmd      `cmd:"" group:"porcelain" help:"Show a node (ID, or ID@REV as a commit recorded it)."`
+	List      ListCmd      `cmd:"" group:"porcelain" help:"List nodes, most recently changed first."`
+	Update    UpdateCmd    `cmd:"" group:"porcelain" help:"Change a node's content, type or metadata."`
+	Delete    DeleteCmd    `cmd:"" group:"porcelain" help:"Delete a node (it stays in history; ctx restore undoes it)."`
+	Restore   RestoreCmd   `cmd:"" group:"porcelain" help:"Undo the deletion of a node."`
+	Tag       TagCmd       `cmd:"" group:"porcelain" help:"Add tags to a node."`
+	Untag     UntagCmd     `cmd:"" group:"porcelain" help:"Remove tags from a node."`
+	Tags      TagsCmd      `cmd:"" group:"porcelain" help:"List tags with their node counts."`
+	Supersede SupersedeCmd `cmd:"" group:"porcelain" help:"Mark a node replaced by another."`
+	Status    StatusCmd    `cmd:"" group:"porcelain" help:"Show nodes per type and tier, uncommitted narrative, store size."`
+	Commit    CommitCmd    `cmd:"" group:"porcelain" help:"Record the changed narrative in a commit on main."`
+	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history (or a node's: ctx log ID)."`
 	Verify    VerifyCmd    `cmd:"" group:"porcelain" help:"Check every object, reference and ref of the store."`
 	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`
 	Demo      DemoCmd      `cmd:"" group:"porcelain" help:"Run ctx on an embedded demo project and narrate what happens."`
@@ -75,7 +87,8 @@ and exits with:
   26   E006 LockConflict           32  E012 StoreExists
   33   E013 RefConflict            34  E014 RefDiverged
   36   E016 ConfigInvalid          37  E017 AmbiguousID
-  38   E018 RefCorrupt             130 interrupted
+  38   E018 RefCorrupt             39  E019 NodeNotFound
+  130  interrupted
 
 See docs/CLI.md for every command.`
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 
 	"github.com/ctx-dev/ctx/internal/lockfile"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
@@ -38,6 +39,7 @@ var (
 	codeConfigInvalid   = code{"E016", "ConfigInvalid", 36, "fix .ctx/config.toml; docs/FORMAT.md lists every key"}
 	codeAmbiguousID     = code{"E017", "AmbiguousID", 37, "give more hex digits of the id"}
 	codeRefCorrupt      = code{"E018", "RefCorrupt", 38, "restore the file from git (`git checkout -- .ctx/refs .ctx/HEAD`); HEAD must hold `ref: refs/main`; a bad head goes with `ctx update-ref -d REF ID`"}
+	codeNodeNotFound    = code{"E019", "NodeNotFound", 39, "list the nodes with `ctx list` (--include-deleted for deleted ones)"}
 	codeInterrupted     = code{"", "Interrupted", 130, ""}
 )
 
@@ -93,15 +95,25 @@ func classify(err error) code {
 		return codeRefConflict
 	case errors.Is(err, repo.ErrDiverged):
 		return codeRefDiverged
-	case errors.Is(err, object.ErrAmbiguous):
+	case errors.Is(err, object.ErrAmbiguous), errors.Is(err, narrative.ErrAmbiguous):
 		return codeAmbiguousID
+	case errors.Is(err, narrative.ErrNotFound):
+		return codeNodeNotFound
+	case errors.Is(err, narrative.ErrInvalidType), errors.Is(err, narrative.ErrInvalidTag), errors.Is(err, narrative.ErrInvalidContent),
+		errors.Is(err, narrative.ErrInvalidMeta), errors.Is(err, narrative.ErrInvalidID):
+		return codeInvalidArgument
+	case errors.Is(err, narrative.ErrMalformed):
+		c := codeNone
+		c.Hint = "fix the narrative file at the position given; `ctx status` lists every problem"
+		return c
 	case errors.Is(err, repo.ErrConfig):
 		return codeConfigInvalid
 	case errors.Is(err, repo.ErrInvalidRev), errors.Is(err, object.ErrInvalidID), errors.Is(err, refs.ErrInvalidName):
 		c := codeInvalidArgument
 		c.Hint = "a revision is a ref (HEAD, main, refs/<name>, STAGE) or an id prefix of at least 4 hex digits, then ^, ^N, ~N or :PATH; `ctx show-ref` lists the refs"
 		return c
-	case errors.Is(err, object.ErrInvalidArgument), errors.Is(err, object.ErrTooLarge), errors.Is(err, repo.ErrNotDirectory):
+	case errors.Is(err, object.ErrInvalidArgument), errors.Is(err, object.ErrTooLarge), errors.Is(err, repo.ErrNotDirectory),
+		errors.Is(err, repo.ErrInvalidArgument):
 		return codeInvalidArgument
 	}
 	return codeNone
@@ -109,7 +121,7 @@ func classify(err error) code {
 
 // pkgPrefix matches the package prefixes ("object: ", "repo: ") that
 // library errors carry at the start of the message or of a wrapped part.
-var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|lockfile|regfile|atomicfile|syncfs): `)
+var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|narrative|lockfile|regfile|atomicfile|syncfs): `)
 
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").

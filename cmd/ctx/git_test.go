@@ -12,16 +12,10 @@ import (
 // configuration: git must report no conflict, ctx must see both lines of
 // history, and reconciling must give the same merge commit on both sides.
 func TestGitMergeOfClones(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git is not installed")
-	}
+	git := lookGit(t)
 	ctx, _ := binaries(t)
 	top := t.TempDir()
-	genv := []string{
-		"GIT_CONFIG_NOSYSTEM=1", "HOME=" + top, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_TERMINAL_PROMPT=0",
-	}
+	genv := gitEnv(top)
 	g := func(dir string, args ...string) string {
 		t.Helper()
 		return must(t, dir, genv, "", git, args...)
@@ -118,4 +112,22 @@ func TestGitMergeOfClones(t *testing.T) {
 		}
 	}
 	c(carol, "1", "", "verify")
+}
+
+// lookGit returns the git binary, skipping the test without one.
+func lookGit(t *testing.T) string {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	return git
+}
+
+// gitEnv is an environment in which git uses no configuration of the
+// machine's: plain git, as the tests promise.
+func gitEnv(home string) []string {
+	return []string{
+		"GIT_CONFIG_NOSYSTEM=1", "HOME=" + home, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+		"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_TERMINAL_PROMPT=0",
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
@@ -15,7 +16,7 @@ import (
 type LogCmd struct {
 	Limit   int      `short:"n" name:"limit" placeholder:"N" help:"Show at most N commits."`
 	Oneline bool     `help:"One line per commit: short id and subject."`
-	Revs    []string `arg:"" optional:"" name:"rev" help:"Start from these revisions (default: every head of the ref HEAD names)."`
+	Revs    []string `arg:"" optional:"" name:"rev" help:"Start from these revisions (default: every head of the ref HEAD names). A node id instead shows that node's recorded versions."`
 }
 
 type logRow struct {
@@ -36,6 +37,13 @@ func (c *LogCmd) Validate() error {
 // Run prints the history, newest first.
 func (c *LogCmd) Run(app *App, r *repo.Repo) error {
 	var starts []object.ID
+	if len(c.Revs) == 1 {
+		if cat, err := r.Narrative().Load(); err == nil {
+			if n, err := cat.Resolve(c.Revs[0]); err == nil {
+				return c.nodeLog(app, r, n)
+			}
+		}
+	}
 	if len(c.Revs) == 0 {
 		heads, err := r.Heads(refs.HEAD)
 		if err != nil {
@@ -92,6 +100,50 @@ func (c *LogCmd) Run(app *App, r *repo.Repo) error {
 		for _, line := range strings.Split(msg, "\n") {
 			fmt.Fprintf(out, "    %s\n", line)
 		}
+		if e.Commit != nil && len(e.Commit.NarrativeRefs) > 0 {
+			fmt.Fprintln(out)
+			for _, nr := range e.Commit.NarrativeRefs {
+				fmt.Fprintf(out, "  narrative/%s\n", nr.Path)
+			}
+		}
 	}
+	return out.Flush()
+}
+
+// nodeLog prints the versions of a node that commits recorded, newest
+// first.
+func (c *LogCmd) nodeLog(app *App, r *repo.Repo, n *narrative.Node) error {
+	heads, err := r.Heads(refs.HEAD)
+	if err != nil {
+		return err
+	}
+	versions, err := r.NodeHistory(app.Ctx, heads, n.ID, n.Path)
+	if err != nil {
+		return err
+	}
+	if c.Limit > 0 && len(versions) > c.Limit {
+		versions = versions[:c.Limit]
+	}
+	if app.Globals.JSON {
+		if versions == nil {
+			versions = []repo.NodeVersion{}
+		}
+		return app.emit(versions)
+	}
+	out := bufio.NewWriter(app.Stdout)
+	fmt.Fprintf(out, "node %s (%s), file .ctx/narrative/%s: %s recorded\n", n.ID, n.Type, n.Path, plural(len(versions), "version"))
+	for _, v := range versions {
+		subject, _, _ := strings.Cut(v.Message, "\n")
+		state := "active"
+		switch {
+		case v.Node.Deleted:
+			state = "deleted"
+		case v.Node.SupersededBy != "":
+			state = "superseded by " + string(v.Node.SupersededBy)
+		}
+		fmt.Fprintf(out, "\ncommit %s  %s  %s\n", v.Commit.Short(), time.Unix(v.Time, 0).UTC().Format("2006-01-02 15:04:05"), subject)
+		fmt.Fprintf(out, "  %s (%s, %s) [%s]\n", v.Node.Title, v.Node.Type, state, strings.Join(v.Node.Tags, " "))
+	}
+	fmt.Fprintf(out, "\n(ctx show %s@COMMIT shows a version in full)\n", n.ID)
 	return out.Flush()
 }

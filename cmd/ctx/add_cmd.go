@@ -1,0 +1,176 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// AddCmd is `ctx add`: knowledge nodes in the narrative.
+type AddCmd struct {
+	Note        addNote        `cmd:"" help:"Add a note (an observation) to today's log."`
+	Observation addObservation `cmd:"" help:"Add an observation."`
+	Fact        addFact        `cmd:"" help:"Add a fact: stable knowledge about the project or its people."`
+	Decision    addDecision    `cmd:"" help:"Add a decision with its rationale; also listed in decisions.md."`
+	Pattern     addPattern     `cmd:"" help:"Add a pattern: a recurring approach or structure."`
+	Hypothesis  addHypothesis  `cmd:"" help:"Add a hypothesis: an idea not yet validated."`
+	Question    addQuestion    `cmd:"" help:"Add an open question."`
+	Task        addTask        `cmd:"" help:"Add a task: a file of its own in tasks/."`
+	Summary     addSummary     `cmd:"" help:"Add a summary of other nodes (--from ID...)."`
+	Source      addSource      `cmd:"" help:"Add a source: external content worth keeping."`
+	Node        addNode        `cmd:"" default:"withargs" hidden:"" help:"Add a node of --type TYPE."`
+}
+
+// nodeArgs are the inputs every add command takes.
+type nodeArgs struct {
+	Text  string   `arg:"" optional:"" help:"The content; its first line is the title. Omit with --stdin."`
+	Body  string   `placeholder:"TEXT" help:"More content after the title (Markdown)."`
+	Tags  []string `short:"t" name:"tag" placeholder:"TAG" help:"A tag, namespace:value (tier:pinned|reference|working|off-context sets the tier). Repeatable."`
+	Meta  []string `name:"meta" sep:"none" placeholder:"KEY=VALUE" help:"A metadata pair. Repeatable."`
+	Stdin bool     `help:"Read the content from standard input."`
+	From  []string `name:"from" placeholder:"ID" help:"A node this one is derived from (a summary's sources). Repeatable."`
+}
+
+// Validate checks the arguments before the store is locked.
+func (a *nodeArgs) Validate() error {
+	switch {
+	case a.Stdin && a.Text != "":
+		return fmt.Errorf("give the content as an argument or with --stdin, not both")
+	case !a.Stdin && a.Text == "":
+		return fmt.Errorf("missing content: ctx add TYPE \"text\" (or --stdin)")
+	}
+	for _, t := range a.Tags {
+		if _, err := narrative.ParseTag(t); err != nil {
+			return err
+		}
+	}
+	for _, m := range a.Meta {
+		if _, _, err := narrative.ParseMeta(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *nodeArgs) add(app *App, w *repo.Writer, t narrative.Type) error {
+	content := a.Text
+	if a.Stdin {
+		b, err := io.ReadAll(io.LimitReader(app.Stdin, 16<<20))
+		if err != nil {
+			return err
+		}
+		content = string(b)
+	}
+	if a.Body != "" {
+		content += "\n\n" + a.Body
+	}
+	meta := map[string]string{}
+	for _, m := range a.Meta {
+		k, v, _ := narrative.ParseMeta(m)
+		meta[k] = v
+	}
+	in := narrative.NewNode{Type: t, Content: content, Tags: a.Tags, Meta: meta}
+	if len(a.From) > 0 {
+		cat, err := loadCatalog(app, w.Repo)
+		if err != nil {
+			return err
+		}
+		for _, f := range a.From {
+			src, err := cat.Resolve(f)
+			if err != nil {
+				return fmt.Errorf("--from: %w", err)
+			}
+			in.DerivedFrom = append(in.DerivedFrom, src.ID)
+		}
+	}
+	n, err := w.Narrative().Add(in)
+	if err != nil {
+		return err
+	}
+	if len(n.Content) > narrative.MaxRecommendedContent {
+		fmt.Fprintf(app.Stderr, "ctx: warning: large content (%d bytes, ~%d tokens): it costs that much in every context it enters\n", len(n.Content), n.Tokens())
+	}
+	app.printf("%s\n", n.ID)
+	return app.emit(viewOf(w.Repo, n))
+}
+
+type addNote struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addNote) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Observation) }
+
+type addObservation struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addObservation) Run(app *App, w *repo.Writer) error {
+	return c.add(app, w, narrative.Observation)
+}
+
+type addFact struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addFact) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Fact) }
+
+type addDecision struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addDecision) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Decision) }
+
+type addPattern struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addPattern) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Pattern) }
+
+type addHypothesis struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addHypothesis) Run(app *App, w *repo.Writer) error {
+	return c.add(app, w, narrative.Hypothesis)
+}
+
+type addQuestion struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addQuestion) Run(app *App, w *repo.Writer) error {
+	return c.add(app, w, narrative.OpenQuestion)
+}
+
+type addTask struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addTask) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Task) }
+
+type addSummary struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addSummary) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Summary) }
+
+type addSource struct{ nodeArgs }
+
+// Run adds the node.
+func (c *addSource) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Source) }
+
+// addNode is `ctx add --type TYPE "text"`, the node-graph form.
+type addNode struct {
+	Type string `required:"" placeholder:"TYPE" help:"fact, decision, pattern, observation (note), hypothesis, open-question (question), task, summary or source."`
+	nodeArgs
+}
+
+// Validate checks the type and the arguments.
+func (c *addNode) Validate() error {
+	if _, err := narrative.ParseType(c.Type); err != nil {
+		return err
+	}
+	return c.nodeArgs.Validate()
+}
+
+// Run adds the node.
+func (c *addNode) Run(app *App, w *repo.Writer) error {
+	t, err := narrative.ParseType(c.Type)
+	if err != nil {
+		return err
+	}
+	return c.add(app, w, t)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// StatusCmd is `ctx status`.
+type StatusCmd struct{}
+
+// Run prints the store's state.
+func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
+	st, err := r.Status(app.Ctx)
+	if err != nil {
+		return err
+	}
+	if app.Globals.JSON {
+		return app.emit(st)
+	}
+	app.printf("store:  %s (%s, %s)\n", st.Root, plural(st.Objects, "object"), humanBytes(st.ObjectBytes))
+	heads := make([]string, len(st.Heads))
+	for i, h := range st.Heads {
+		heads[i] = h.Short()
+	}
+	if len(st.Heads) == 1 {
+		subject, _, _ := strings.Cut(st.Message, "\n")
+		app.printf("%s: %s %s\n", st.Ref, heads[0], subject)
+	} else {
+		app.printf("%s: %d heads (%s) after a git merge; `ctx reconcile` or the next `ctx commit` merges them\n", st.Ref, len(heads), strings.Join(heads, ", "))
+	}
+	if st.Stage != nil {
+		app.printf("STAGE:  %s\n", st.Stage.Short())
+	}
+	n := st.Nodes
+	app.printf("nodes:  %d active (~%d tokens), %d superseded, %d deleted\n", n.Active, n.Tokens, n.Superseded, n.Deleted)
+	for _, g := range n.ByType {
+		app.printf("  %-14s %5d  %7d tokens\n", g.Name, g.Nodes, g.Tokens)
+	}
+	app.printf("tiers:\n")
+	for _, g := range n.ByTier {
+		app.printf("  %-14s %5d  %7d tokens\n", g.Name, g.Nodes, g.Tokens)
+	}
+	if len(st.Changes) == 0 {
+		app.printf("narrative: nothing to commit\n")
+	} else {
+		app.printf("narrative: %s to commit (ctx commit -m MSG)\n", plural(len(st.Changes), "changed file"))
+		for _, ch := range st.Changes {
+			app.printf("  %-9s %s\n", ch.Status, ch.Path)
+		}
+	}
+	if len(st.Problems) > 0 {
+		app.printf("problems: %d narrative file problem(s):\n", len(st.Problems))
+		for _, p := range st.Problems {
+			app.printf("  %s\n", p)
+		}
+	}
+	return nil
+}

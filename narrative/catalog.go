@@ -1,0 +1,216 @@
+package narrative
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
+)
+
+// Catalog is every node of a narrative space, as its files say now.
+type Catalog struct {
+	Nodes    map[ID]*Node
+	Problems []Problem // files or comments that did not parse; their nodes may be missing
+	ids      []ID      // sorted
+}
+
+// Load parses every Markdown file of the space. A file that does not parse
+// is reported in Catalog.Problems and the rest still loads; a node ID found
+// in two files keeps the first (by path) and reports the second.
+func (s *Space) Load() (*Catalog, error) {
+	c := &Catalog{Nodes: map[ID]*Node{}}
+	files, err := s.Files()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f.Path, ".md") {
+			continue
+		}
+		src, err := regfile.Read(filepath.Join(s.Root, filepath.FromSlash(f.Path)), maxFile)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed while we walked
+			}
+			c.Problems = append(c.Problems, Problem{Path: f.Path, Msg: err.Error()})
+			continue
+		}
+		n, probs := ParseNode(f.Path, src)
+		c.Problems = append(c.Problems, probs...)
+		if n == nil {
+			continue
+		}
+		if first, dup := c.Nodes[n.ID]; dup {
+			c.Problems = append(c.Problems, Problem{Path: f.Path, Line: n.Line,
+				Msg: fmt.Sprintf("node id %s is also in %s (copied file?): this one is ignored; give it a new id", n.ID, first.Path)})
+			continue
+		}
+		c.Nodes[n.ID] = n
+		c.ids = append(c.ids, n.ID)
+	}
+	sort.Slice(c.ids, func(i, j int) bool { return c.ids[i] < c.ids[j] })
+	return c, nil
+}
+
+// Resolve returns the node whose ID is id or starts with it (at least
+// MinIDPrefix characters), deleted and superseded nodes included.
+func (c *Catalog) Resolve(prefix string) (*Node, error) {
+	p := strings.ToLower(prefix)
+	if n, ok := c.Nodes[ID(p)]; ok {
+		return n, nil
+	}
+	if !isIDText(p) || len(p) > IDLen {
+		return nil, fmt.Errorf("%w: %q is not a node id or id prefix", ErrInvalidID, prefix)
+	}
+	if len(p) < MinIDPrefix {
+		return nil, fmt.Errorf("%w: prefix %q is shorter than %d characters", ErrInvalidID, prefix, MinIDPrefix)
+	}
+	i := sort.Search(len(c.ids), func(i int) bool { return string(c.ids[i]) >= p })
+	var found []ID
+	for ; i < len(c.ids) && strings.HasPrefix(string(c.ids[i]), p); i++ {
+		found = append(found, c.ids[i])
+	}
+	switch len(found) {
+	case 0:
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, prefix)
+	case 1:
+		return c.Nodes[found[0]], nil
+	}
+	return nil, &AmbiguousError{Prefix: p, Candidates: found}
+}
+
+// Filter selects nodes for listings.
+type Filter struct {
+	Types             []Type    // any of these; none means all
+	Tags              []string  // all of these
+	Since             time.Time // created or updated at or after; zero means any
+	Limit             int       // 0 means no limit
+	IncludeSuperseded bool
+	IncludeDeleted    bool
+}
+
+// List returns the nodes the filter selects, most recently updated first
+// (ties by ID).
+func (c *Catalog) List(f Filter) []*Node {
+	var out []*Node
+	for _, id := range c.ids {
+		n := c.Nodes[id]
+		if n.Deleted && !f.IncludeDeleted || n.SupersededBy != "" && !f.IncludeSuperseded {
+			continue
+		}
+		if len(f.Types) > 0 && !containsType(f.Types, n.Type) {
+			continue
+		}
+		if !f.Since.IsZero() && n.Updated.Before(f.Since) {
+			continue
+		}
+		ok := true
+		for _, t := range f.Tags {
+			if !n.HasTag(t) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			out = append(out, n)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Updated.Equal(out[j].Updated) {
+			return out[i].Updated.After(out[j].Updated)
+		}
+		return out[i].ID < out[j].ID
+	})
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
+	}
+	return out
+}
+
+func containsType(ts []Type, t Type) bool {
+	for _, x := range ts {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// TagCount is a tag and how many active nodes carry it.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Nodes int    `json:"nodes"`
+}
+
+// Tags counts the tags of active nodes, optionally only those starting
+// with prefix, sorted by tag.
+func (c *Catalog) Tags(prefix string) []TagCount {
+	counts := map[string]int{}
+	for _, n := range c.Nodes {
+		if !n.Active() {
+			continue
+		}
+		for _, t := range n.Tags {
+			if strings.HasPrefix(t, prefix) {
+				counts[t]++
+			}
+		}
+	}
+	out := make([]TagCount, 0, len(counts))
+	for t, k := range counts {
+		out = append(out, TagCount{t, k})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tag < out[j].Tag })
+	return out
+}
+
+// DerivedFrom returns the active nodes derived from id (directly).
+func (c *Catalog) DerivedFrom(id ID) []*Node {
+	var out []*Node
+	for _, cid := range c.ids {
+		n := c.Nodes[cid]
+		if n.Deleted {
+			continue
+		}
+		for _, d := range n.DerivedFrom {
+			if d == id {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ParseSince reads a --since value: a duration back from now ("90m", "1h",
+// "7d", "2w") or a date or time ("2026-01-20", RFC 3339).
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if len(s) >= 2 {
+		unit := s[len(s)-1]
+		var n int
+		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == s[:len(s)-1] {
+			switch unit {
+			case 'd':
+				return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+			case 'w':
+				return now.Add(-time.Duration(n) * 7 * 24 * time.Hour), nil
+			}
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("narrative: --since %q: want a duration like 90m, 1h, 7d, 2w or a date like 2026-01-20", s)
+}

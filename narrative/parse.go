@@ -1,0 +1,394 @@
+package narrative
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// The markers of ctx's comments in narrative files.
+const (
+	ctxMarker     = "<!-- ctx:" // every comment of ctx's starts so
+	nodeMarker    = "<!-- ctx:node"
+	eventMarker   = "<!-- ctx:event"
+	changesMarker = "<!-- ctx:changes"
+	// changesLine separates a node's body from its event lines, so that a
+	// teammate's edit at the end of the body and another's appended event
+	// are never adjacent, which git would merge as one conflicting hunk.
+	changesLine = changesMarker + ": ctx appends one line per change below this one -->"
+)
+
+var md = goldmark.New()
+
+// span is a byte range of a file.
+type span struct{ start, end int }
+
+// ParseNode parses a narrative file. It returns nil and no problems for a
+// file that holds no node (no "<!-- ctx:node" comment), such as README.md
+// or a journal. Problems are positioned; a node with a broken metadata
+// comment is returned as nil with the problems that explain why.
+func ParseNode(path string, src []byte) (*Node, []Problem) {
+	if !bytes.Contains(src, []byte(nodeMarker)) {
+		return nil, nil
+	}
+	var probs []Problem
+	report := func(off int, format string, args ...any) {
+		probs = append(probs, Problem{Path: path, Line: lineOf(src, off), Msg: fmt.Sprintf(format, args...)})
+	}
+	if !utf8.Valid(src) {
+		report(0, "the file is not UTF-8")
+		return nil, probs
+	}
+	doc := md.Parser().Parse(text.NewReader(src))
+
+	var (
+		cut    []span // ranges left out of the body
+		header *span
+		title  string
+		events []Event
+		haveH1 bool
+	)
+	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
+		switch b := c.(type) {
+		case *ast.HTMLBlock:
+			sp := blockSpan(src, b)
+			raw := string(src[sp.start:sp.end])
+			switch {
+			case strings.HasPrefix(raw, nodeMarker):
+				if header != nil {
+					report(sp.start, "a second ctx:node comment (one node per file); it is ignored")
+				} else {
+					header = &sp
+				}
+				cut = append(cut, sp)
+			case strings.HasPrefix(raw, eventMarker):
+				ev, err := parseEvent(raw)
+				if err != nil {
+					report(sp.start, "%v; the event is ignored", err)
+				} else {
+					ev.Line = lineOf(src, sp.start)
+					events = append(events, ev)
+				}
+				cut = append(cut, sp)
+			case strings.HasPrefix(raw, changesMarker):
+				cut = append(cut, sp)
+			}
+		case *ast.Heading:
+			if b.Level == 1 && !haveH1 {
+				haveH1 = true
+				title = strings.TrimSpace(string(b.Text(src))) //nolint:staticcheck // the heading's plain text
+				cut = append(cut, headingSpan(src, b))
+			}
+		}
+	}
+	if header == nil {
+		// The marker only appears inside code or inline: not a node file.
+		return nil, nil
+	}
+	n, hprobs := parseHeader(path, src, *header)
+	probs = append(probs, hprobs...)
+	if n == nil {
+		return nil, probs
+	}
+	n.Title = title
+	n.Path = path
+	body := strings.TrimSpace(string(without(src, cut)))
+	n.Content = joinContent(title, body)
+	n.Mentions = mentions(doc, src, cut, n.Mentions)
+
+	sort.SliceStable(events, func(i, j int) bool { return events[i].less(events[j]) })
+	for _, e := range events {
+		if err := n.apply(e); err != nil {
+			probs = append(probs, Problem{Path: path, Line: e.Line, Msg: fmt.Sprintf("%v; the event is ignored", err)})
+			continue
+		}
+		n.Events = append(n.Events, e)
+	}
+	return n, probs
+}
+
+// parseHeader reads the metadata comment:
+//
+//	<!-- ctx:node
+//	id: 9x2k4m7qab
+//	type: decision
+//	created: 2026-11-22T11:30:00Z
+//	tags: [tier:reference, project:netlib]
+//	derived-from: [a1b2c3d4e5]
+//	mentions: [net/client.go]
+//	meta.confidence: high
+//	-->
+func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
+	var probs []Problem
+	first := lineOf(src, sp.start)
+	raw := string(src[sp.start:sp.end])
+	raw = strings.TrimPrefix(raw, nodeMarker)
+	raw = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(raw), "-->"))
+	n := &Node{Meta: map[string]string{}, Line: first}
+	var haveID, haveType bool
+	for i, line := range strings.Split(raw, "\n") {
+		ln := first + i
+		if i == 0 && strings.TrimSpace(line) == "" {
+			continue
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		bad := func(format string, args ...any) {
+			probs = append(probs, Problem{Path: path, Line: ln, Msg: fmt.Sprintf(format, args...)})
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			bad("%q is not key: value", line)
+			continue
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		switch {
+		case k == "id":
+			id, err := ParseID(v)
+			if err != nil {
+				bad("id: %v", err)
+				continue
+			}
+			if haveID && id != n.ID {
+				bad("a second id %s (the first, %s, stays)", id, n.ID)
+				continue
+			}
+			n.ID, haveID = id, true
+		case k == "type":
+			t, err := ParseType(v)
+			if err != nil {
+				bad("type: %v", err)
+				continue
+			}
+			n.Type, haveType = t, true
+		case k == "created":
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				bad("created: %q is not an RFC 3339 time like 2026-01-20T10:00:00Z", v)
+				continue
+			}
+			if n.Created.IsZero() || t.Before(n.Created) {
+				n.Created = t.UTC()
+			}
+		case k == "tags":
+			for _, t := range splitList(v) {
+				tag, err := ParseTag(t)
+				if err != nil {
+					bad("tags: %v", err)
+					continue
+				}
+				n.addTag(tag)
+			}
+		case k == "derived-from":
+			for _, s := range splitList(v) {
+				id, err := ParseID(s)
+				if err != nil {
+					bad("derived-from: %v", err)
+					continue
+				}
+				n.DerivedFrom = append(n.DerivedFrom, id)
+			}
+		case k == "mentions":
+			n.Mentions = append(n.Mentions, splitList(v)...)
+		case strings.HasPrefix(k, "meta."):
+			key := strings.TrimPrefix(k, "meta.")
+			if err := checkMetaKey(key); err != nil {
+				bad("%v", err)
+				continue
+			}
+			n.Meta[key] = v
+		default:
+			bad("unknown key %q (known: id, type, created, tags, derived-from, mentions, meta.KEY)", k)
+		}
+	}
+	if !haveID {
+		probs = append(probs, Problem{Path: path, Line: first, Msg: "the ctx:node comment has no valid id: the node is skipped"})
+		return nil, probs
+	}
+	if !haveType {
+		probs = append(probs, Problem{Path: path, Line: first, Msg: "the ctx:node comment has no valid type: the node is skipped"})
+		return nil, probs
+	}
+	n.Updated = n.Created
+	return n, probs
+}
+
+// parseEvent reads "<!-- ctx:event TIME SEQ EVENTID OP [ARG] -->".
+func parseEvent(raw string) (Event, error) {
+	s := strings.TrimSpace(raw)
+	s = strings.TrimPrefix(s, eventMarker)
+	s, ok := strings.CutSuffix(strings.TrimSpace(s), "-->")
+	if !ok || strings.Contains(s, "\n") {
+		return Event{}, fmt.Errorf("a ctx:event comment must be one line ending in -->")
+	}
+	f := strings.Fields(s)
+	if len(f) < 4 {
+		return Event{}, fmt.Errorf("a ctx:event needs TIME SEQ EVENTID OP [ARG], got %q", strings.TrimSpace(s))
+	}
+	t, err := time.Parse(time.RFC3339, f[0])
+	if err != nil {
+		return Event{}, fmt.Errorf("event time %q is not RFC 3339", f[0])
+	}
+	seq, err := strconv.Atoi(f[1])
+	if err != nil || seq < 0 {
+		return Event{}, fmt.Errorf("event sequence number %q is not a non-negative integer", f[1])
+	}
+	op := Op(f[3])
+	if !op.valid() {
+		return Event{}, fmt.Errorf("unknown event %q", f[3])
+	}
+	arg := ""
+	if len(f) > 4 {
+		// The argument is the rest of the line, spaces included (a meta
+		// value may hold spaces).
+		rest := strings.TrimSpace(s)
+		for i := 0; i < 4; i++ {
+			rest = strings.TrimSpace(strings.TrimPrefix(rest, f[i]))
+		}
+		arg = rest
+	}
+	return Event{Time: t.UTC(), Seq: seq, ID: f[2], Op: op, Arg: arg}, nil
+}
+
+// splitList reads "[a, b]", "a, b" or "a b".
+func splitList(v string) []string {
+	v = strings.TrimSpace(v)
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]")
+	var out []string
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+		if f = strings.Trim(f, `"'`); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// blockSpan returns the lines of an HTML block, closure line included.
+func blockSpan(src []byte, b *ast.HTMLBlock) span {
+	lines := b.Lines()
+	start, end := len(src), 0
+	if lines.Len() > 0 {
+		start = lines.At(0).Start
+		end = lines.At(lines.Len() - 1).Stop
+	}
+	if b.HasClosure() {
+		if b.ClosureLine.Start < start {
+			start = b.ClosureLine.Start
+		}
+		if b.ClosureLine.Stop > end {
+			end = b.ClosureLine.Stop
+		}
+	}
+	return span{lineStart(src, start), lineEnd(src, end)}
+}
+
+// headingSpan returns the whole lines of a heading, a setext underline
+// included.
+func headingSpan(src []byte, h *ast.Heading) span {
+	lines := h.Lines()
+	if lines.Len() == 0 {
+		// An empty ATX heading ("#"): find its line from its position in
+		// the tree is not possible; leave it in the body.
+		return span{}
+	}
+	start := lineStart(src, lines.At(0).Start)
+	end := lineEnd(src, lines.At(lines.Len()-1).Stop)
+	if start < len(src) && src[start] != '#' && end < len(src) {
+		end = lineEnd(src, end) // setext: the underline is the next line
+	}
+	return span{start, end}
+}
+
+func lineStart(src []byte, off int) int {
+	if off > len(src) {
+		off = len(src)
+	}
+	return bytes.LastIndexByte(src[:off], '\n') + 1
+}
+
+// lineEnd returns the offset just past the newline ending the line that
+// holds off (or len(src)).
+func lineEnd(src []byte, off int) int {
+	if off >= len(src) {
+		return len(src)
+	}
+	if off > 0 && src[off-1] == '\n' {
+		return off
+	}
+	i := bytes.IndexByte(src[off:], '\n')
+	if i < 0 {
+		return len(src)
+	}
+	return off + i + 1
+}
+
+func lineOf(src []byte, off int) int {
+	if off > len(src) {
+		off = len(src)
+	}
+	return bytes.Count(src[:off], []byte{'\n'}) + 1
+}
+
+// without returns src minus the spans.
+func without(src []byte, cut []span) []byte {
+	sort.Slice(cut, func(i, j int) bool { return cut[i].start < cut[j].start })
+	var out []byte
+	pos := 0
+	for _, c := range cut {
+		if c.end <= c.start || c.start < pos {
+			continue
+		}
+		out = append(out, src[pos:c.start]...)
+		pos = c.end
+	}
+	return append(out, src[pos:]...)
+}
+
+// mentions collects code spans and link destinations in the body: the
+// paths, symbols and URLs a node refers to.
+func mentions(doc ast.Node, src []byte, cut []span, have []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s != "" && !seen[s] && len(s) <= 200 {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, m := range have {
+		add(m)
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch x := n.(type) {
+		case *ast.HTMLBlock:
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			add(string(x.Text(src))) //nolint:staticcheck // the span's text
+		case *ast.Link:
+			add(string(x.Destination))
+		case *ast.AutoLink:
+			add(string(x.URL(src)))
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+// htmlBlock and textReader keep goldmark's names out of space.go.
+type htmlBlock = *ast.HTMLBlock
+
+func textReader(src []byte) text.Reader { return text.NewReader(src) }

@@ -1,0 +1,385 @@
+package narrative
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/internal/regfile"
+)
+
+// maxFile bounds the narrative files ctx reads.
+const maxFile = 16 << 20
+
+// Space is the narrative directory of a store (.ctx/narrative/). Its write
+// methods must be called with the store's writer lock held.
+type Space struct {
+	// Root is the narrative directory.
+	Root string
+	// Clock times new nodes and events.
+	Clock clock.Clock
+	// Rand supplies IDs; nil means crypto/rand.
+	Rand io.Reader
+}
+
+// NewNode is what Add needs to create a node.
+type NewNode struct {
+	Type        Type
+	Content     string
+	Tags        []string
+	Meta        map[string]string
+	DerivedFrom []ID
+}
+
+// Add creates a node: its file in the type's directory, a line in today's
+// log, and for a decision a line in decisions.md. The inputs are checked
+// first; on any error nothing is written.
+func (s *Space) Add(in NewNode) (*Node, error) {
+	if !in.Type.Valid() {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidType, in.Type)
+	}
+	content, err := CheckContent(in.Content)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNoMarkers(content); err != nil {
+		return nil, err
+	}
+	n := &Node{Type: in.Type, Content: content, Meta: map[string]string{}, DerivedFrom: in.DerivedFrom}
+	n.Title, _ = splitContent(content)
+	for _, t := range in.Tags {
+		tag, err := ParseTag(t)
+		if err != nil {
+			return nil, err
+		}
+		n.addTag(tag)
+	}
+	for k, v := range in.Meta {
+		if err := checkMetaKey(k); err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return nil, fmt.Errorf("%w: the value of %s must be one line", ErrInvalidMeta, k)
+		}
+		n.Meta[k] = v
+	}
+	if n.ID, err = NewID(s.Rand); err != nil {
+		return nil, err
+	}
+	n.Created = s.now()
+	n.Updated = n.Created
+	n.Path = path.Join(in.Type.Dir(), fileName(n.Title, n.ID))
+	if err := s.writeNew(n.Path, renderNode(n)); err != nil {
+		return nil, err
+	}
+	if err := s.journal(n.Created, fmt.Sprintf("%s %s %s", in.Type, link(n, "log"), oneLine(n.Title))); err != nil {
+		return n, err
+	}
+	if in.Type == Decision {
+		line := fmt.Sprintf("- %s [%s](%s) `%s`", n.Created.Format("2006-01-02"), oneLine(n.Title), n.Path, n.ID)
+		if err := s.appendLine("decisions.md", decisionsHeader, line); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+const decisionsHeader = "# Decisions\n\nArchitectural decisions and their rationale, oldest first. Each links to\nits file in decisions/, which ctx keeps; `ctx list --type decision` lists them.\n"
+
+// Change records an event on a node: appends its line to the node's file
+// and, for supersede and delete, a line to today's log. n is updated to
+// the new state, so that further changes follow this one.
+func (s *Space) Change(n *Node, op Op, arg string) (Event, error) {
+	eid, err := NewID(s.Rand)
+	if err != nil {
+		return Event{}, err
+	}
+	e := Event{Time: s.now(), Seq: nextSeq(n.Events), ID: string(eid[:8]), Op: op, Arg: arg}
+	probe := *n
+	probe.Meta = copyMeta(n.Meta)
+	probe.Tags = append([]string(nil), n.Tags...)
+	if err := probe.apply(e); err != nil {
+		return Event{}, err
+	}
+	if err := s.appendLine(n.Path, "", renderEvent(e)); err != nil {
+		return Event{}, err
+	}
+	_ = n.apply(e) // probe.apply succeeded: so does this
+	n.Events = append(n.Events, e)
+	switch op {
+	case OpSupersede:
+		err = s.journal(e.Time, fmt.Sprintf("superseded %s by %s", link(n, "log"), arg))
+	case OpDelete:
+		err = s.journal(e.Time, fmt.Sprintf("deleted %s %s", link(n, "log"), oneLine(n.Title)))
+	}
+	return e, err
+}
+
+// Edit replaces a node's content. The file keeps its metadata comment and
+// events as they are, gets the new title and body, and an edit event.
+func (s *Space) Edit(n *Node, content string) error {
+	content, err := CheckContent(content)
+	if err != nil {
+		return err
+	}
+	if err := checkNoMarkers(content); err != nil {
+		return err
+	}
+	src, err := regfile.Read(filepath.Join(s.Root, filepath.FromSlash(n.Path)), maxFile)
+	if err != nil {
+		return fmt.Errorf("narrative: %w", err)
+	}
+	header, events := rawComments(src)
+	if header == "" {
+		return fmt.Errorf("%w: %s has lost its ctx:node comment", ErrMalformed, n.Path)
+	}
+	eid, err := NewID(s.Rand)
+	if err != nil {
+		return err
+	}
+	e := Event{Time: s.now(), Seq: nextSeq(n.Events), ID: string(eid[:8]), Op: OpEdit}
+	events = append(events, renderEvent(e))
+	title, body := splitContent(content)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s\n", title, strings.TrimRight(header, "\n"))
+	if body != "" {
+		fmt.Fprintf(&b, "\n%s\n", body)
+	}
+	fmt.Fprintf(&b, "\n%s\n", changesLine)
+	for _, line := range events {
+		fmt.Fprintf(&b, "%s\n", line)
+	}
+	if err := s.write(n.Path, []byte(b.String())); err != nil {
+		return err
+	}
+	n.Content, n.Title = content, title
+	_ = n.apply(e)
+	n.Events = append(n.Events, e)
+	return nil
+}
+
+// rawComments returns the text of a file's ctx:node comment and its event
+// lines, as they are.
+func rawComments(src []byte) (header string, events []string) {
+	doc := md.Parser().Parse(textReader(src))
+	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
+		if b, ok := c.(htmlBlock); ok {
+			sp := blockSpan(src, b)
+			raw := string(src[sp.start:sp.end])
+			switch {
+			case strings.HasPrefix(raw, nodeMarker) && header == "":
+				header = raw
+			case strings.HasPrefix(raw, eventMarker):
+				events = append(events, strings.TrimSpace(raw))
+			}
+		}
+	}
+	return header, events
+}
+
+// nextSeq returns the sequence number of a new event after events.
+func nextSeq(events []Event) int {
+	seq := 1
+	for _, e := range events {
+		if e.Seq >= seq {
+			seq = e.Seq + 1
+		}
+	}
+	return seq
+}
+
+// checkNoMarkers refuses content with a line that ctx would take for one of
+// its comments.
+func checkNoMarkers(content string) error {
+	for _, line := range strings.Split(content, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), ctxMarker) {
+			return fmt.Errorf("%w: a line may not start with %q (ctx's own comments)", ErrInvalidContent, ctxMarker)
+		}
+	}
+	return nil
+}
+
+func (s *Space) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Second) }
+
+// journal appends "- HH:MM text" to today's log, log/YYYY-MM-DD.md (UTC
+// days, so that teammates in different time zones share day files).
+func (s *Space) journal(t time.Time, text string) error {
+	day := t.UTC().Format("2006-01-02")
+	return s.appendLine(path.Join("log", day+".md"), "# "+day+"\n", fmt.Sprintf("- %s %s", t.UTC().Format("15:04"), text))
+}
+
+// appendLine appends a line to a narrative file, creating it with header
+// when it does not exist. The file is rewritten atomically; its other text
+// is kept byte for byte.
+//
+// Journal lines are single lines with a unique id in them: .ctx/
+// .gitattributes merges narrative files with git's union driver, which is
+// only safe for such lines (it interleaves multi-line entries that share
+// lines; see docs/FORMAT.md).
+func (s *Space) appendLine(rel, header, line string) error {
+	p := filepath.Join(s.Root, filepath.FromSlash(rel))
+	old, err := regfile.Read(p, maxFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		old = []byte(header)
+		if header != "" {
+			old = append(old, '\n')
+		}
+	case err != nil:
+		return fmt.Errorf("narrative: %w", err)
+	}
+	if len(old) > 0 && old[len(old)-1] != '\n' {
+		old = append(old, '\n')
+	}
+	return s.write(rel, append(old, line+"\n"...))
+}
+
+// writeNew writes a file that must not exist yet.
+func (s *Space) writeNew(rel string, data []byte) error {
+	p := filepath.Join(s.Root, filepath.FromSlash(rel))
+	if _, err := os.Lstat(p); err == nil {
+		return fmt.Errorf("narrative: %s exists already", rel)
+	}
+	return s.write(rel, data)
+}
+
+func (s *Space) write(rel string, data []byte) error {
+	p := filepath.Join(s.Root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("narrative: %w", err)
+	}
+	if err := atomicfile.Write(p, data, 0o644); err != nil {
+		return fmt.Errorf("narrative: %w", err)
+	}
+	return nil
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// fileName is "<slug>-<id>.md", the slug made of the title's first words,
+// so that a directory listing reads like a table of contents.
+func fileName(title string, id ID) string {
+	slug := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(title), "-"), "-")
+	if len(slug) > 48 {
+		slug = strings.TrimRight(slug[:48], "-")
+		if i := strings.LastIndexByte(slug, '-'); i > 24 {
+			slug = slug[:i]
+		}
+	}
+	if slug == "" {
+		return string(id) + ".md"
+	}
+	return slug + "-" + string(id) + ".md"
+}
+
+// link is a Markdown link to a node's file from a file in dir.
+func link(n *Node, fromDir string) string {
+	rel := n.Path
+	if fromDir != "" {
+		rel = "../" + n.Path
+	}
+	return fmt.Sprintf("[%s](%s)", n.ID, rel)
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+func copyMeta(m map[string]string) map[string]string {
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// File is a narrative file and what it is for.
+type File struct {
+	Path   string // relative to narrative/, '/'-separated
+	Role   string // overview, decision, log, task, work, doc, or a node type
+	Stream string // main, work, or feature-<slug>
+}
+
+// Files lists the narrative's regular files, sorted, skipping hidden and
+// temporary ones.
+func (s *Space) Files() ([]File, error) {
+	var out []File
+	err := filepath.WalkDir(s.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == s.Root {
+				return fs.SkipDir
+			}
+			return err
+		}
+		name := d.Name()
+		if p != s.Root && (strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".tmp")) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(s.Root, p)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		role, stream := Classify(rel)
+		out = append(out, File{Path: rel, Role: role, Stream: stream})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("narrative: %w", err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Classify returns the role and stream of a narrative path (design §8.3,
+// §8.4).
+func Classify(rel string) (role, stream string) {
+	stream = "main"
+	switch {
+	case strings.HasPrefix(rel, "work/"):
+		return "work", "work"
+	case strings.HasPrefix(rel, "feature/"):
+		rest := strings.TrimPrefix(rel, "feature/")
+		slug, sub, ok := strings.Cut(rest, "/")
+		if !ok {
+			return "doc", "main"
+		}
+		stream, rel = "feature-"+slug, sub
+	}
+	first, _, nested := strings.Cut(rel, "/")
+	switch {
+	case rel == "README.md":
+		return "overview", stream
+	case rel == "decisions.md":
+		return "decision", stream
+	case first == "log" && nested:
+		return "log", stream
+	case nested:
+		for _, t := range Types {
+			if first == t.Dir() {
+				return string(t), stream
+			}
+		}
+	}
+	return "doc", stream
+}

@@ -1,0 +1,217 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+)
+
+// Narrative returns the store's narrative space. Its write methods need
+// the writer lock: call them through a Writer.
+func (r *Repo) Narrative() *narrative.Space {
+	return &narrative.Space{Root: filepath.Join(r.Root, "narrative"), Clock: r.Clock}
+}
+
+// NarrativeAt returns the narrative recorded by commit id and its
+// ancestors: for each path, the newest NarrativeRef (commits are taken in
+// log order, so where two merged lines of history both snapshotted a path,
+// the newer commit wins).
+func (r *Repo) NarrativeAt(ctx context.Context, id object.ID) (map[string]object.NarrativeRef, error) {
+	entries, err := r.Log(ctx, []object.ID{id}, 0)
+	if err != nil {
+		return nil, err
+	}
+	state := map[string]object.NarrativeRef{}
+	for _, e := range entries {
+		if e.Commit == nil {
+			continue
+		}
+		for _, nr := range e.Commit.NarrativeRefs {
+			if _, seen := state[nr.Path]; !seen {
+				state[nr.Path] = nr
+			}
+		}
+	}
+	return state, nil
+}
+
+// Change is a narrative file that differs from what the head commit
+// recorded.
+type Change struct {
+	Path   string    `json:"path"`
+	Role   string    `json:"role"`
+	Stream string    `json:"stream"`
+	Status string    `json:"status"` // "new" or "modified"
+	Blob   object.ID `json:"blob"`
+}
+
+// NarrativeChanges compares the narrative files with what the commits up
+// to head recorded. With w non-nil the changed contents are stored in it
+// as blobs; otherwise they are only hashed.
+func (r *Repo) NarrativeChanges(ctx context.Context, head object.ID, w object.StreamPutter) ([]Change, error) {
+	state, err := r.NarrativeAt(ctx, head)
+	if err != nil {
+		return nil, err
+	}
+	files, err := r.Narrative().Files()
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = filepath.Join(r.Root, "narrative", filepath.FromSlash(f.Path))
+	}
+	ids, err := object.PutFiles(ctx, w, paths, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []Change
+	for i, f := range files {
+		old, seen := state[f.Path]
+		if seen && old.BlobID == ids[i] {
+			continue
+		}
+		status := "new"
+		if seen {
+			status = "modified"
+		}
+		out = append(out, Change{Path: f.Path, Role: f.Role, Stream: f.Stream, Status: status, Blob: ids[i]})
+	}
+	return out, nil
+}
+
+// CommitOptions configure Writer.Commit.
+type CommitOptions struct {
+	Message string
+	Author  string
+	// Amend replaces the head commit: same parents, its narrative and
+	// edge batches kept, the new changes added.
+	Amend bool
+	// NoNarrative records no narrative files.
+	NoNarrative bool
+	// AllowEmpty makes a commit even when no narrative changed.
+	AllowEmpty bool
+	// Always lists narrative paths to record even if unchanged (design
+	// §8.5: today's log, the active task).
+	Always []string
+}
+
+// Validate checks the options.
+func (o CommitOptions) Validate() error {
+	if o.Message == "" {
+		return fmt.Errorf("%w: empty commit message", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// CommitResult is what Commit did.
+type CommitResult struct {
+	Committed  bool           `json:"committed"` // false: nothing changed, no commit made
+	ID         object.ID      `json:"id"`
+	Commit     *object.Commit `json:"commit,omitempty"`
+	Changes    []Change       `json:"changes"`
+	Ref        string         `json:"ref"`
+	Reconciled []Reconciled   `json:"reconciled,omitempty"`
+	Previous   object.ID      `json:"previous"`
+}
+
+// Commit snapshots the changed narrative files into blobs and writes a
+// commit on the ref HEAD names, moving it atomically. Several heads left
+// by a git merge are reconciled first.
+func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	recs, err := w.Reconcile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, rec := range recs {
+		if rec.Skipped != "" {
+			return nil, fmt.Errorf("%w: %s cannot be reconciled: %s", ErrDiverged, rec.Ref, rec.Skipped)
+		}
+	}
+	target, err := w.Refs.Target()
+	if err != nil {
+		return nil, err
+	}
+	head, err := w.Resolve(string(target))
+	if err != nil {
+		return nil, err
+	}
+	prev, err := w.ReadCommit(head)
+	if err != nil {
+		return nil, err
+	}
+	res := &CommitResult{Ref: target.String(), Reconciled: recs, Previous: head, Changes: []Change{}}
+	b := w.Objects.NewBatch()
+	defer b.Abort() // a no-op after Commit
+	if !opts.NoNarrative {
+		if res.Changes, err = w.NarrativeChanges(ctx, head, b); err != nil {
+			return nil, err
+		}
+	}
+	refsByPath := map[string]object.NarrativeRef{}
+	c := &object.Commit{
+		Parents:       []object.ID{head},
+		TimestampUnix: w.Clock.Now().Unix(),
+		Author:        opts.Author,
+		Message:       opts.Message,
+		RootTree:      prev.RootTree,
+	}
+	if opts.Amend {
+		c.Parents = prev.Parents
+		c.EdgeBatches = prev.EdgeBatches
+		c.BuildSnapshot, c.SemanticSnapshot, c.DiagnosticsSnapshot = prev.BuildSnapshot, prev.SemanticSnapshot, prev.DiagnosticsSnapshot
+		for _, nr := range prev.NarrativeRefs {
+			refsByPath[nr.Path] = nr
+		}
+	}
+	for _, ch := range res.Changes {
+		refsByPath[ch.Path] = object.NarrativeRef{Path: ch.Path, Stream: ch.Stream, Role: ch.Role, BlobID: ch.Blob}
+	}
+	if len(res.Changes) == 0 && !opts.AllowEmpty && !opts.Amend {
+		return res, nil
+	}
+	if !opts.NoNarrative && len(opts.Always) > 0 {
+		w.addAlways(b, opts.Always, refsByPath)
+	}
+	for _, nr := range refsByPath {
+		c.NarrativeRefs = append(c.NarrativeRefs, nr)
+	}
+	sort.Slice(c.NarrativeRefs, func(i, j int) bool { return c.NarrativeRefs[i].Path < c.NarrativeRefs[j].Path })
+	id, err := object.PutTyped(b, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
+	}
+	if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
+		return nil, err
+	}
+	res.Committed, res.ID, res.Commit = true, id, c
+	return res, nil
+}
+
+// addAlways records the given narrative paths, if they exist, even when
+// unchanged.
+func (w *Writer) addAlways(b *object.Batch, paths []string, into map[string]object.NarrativeRef) {
+	for _, p := range paths {
+		if _, ok := into[p]; ok {
+			continue
+		}
+		full := filepath.Join(w.Root, "narrative", filepath.FromSlash(p))
+		id, err := object.PutFile(b, full)
+		if err != nil {
+			continue // absent today: nothing to record
+		}
+		role, stream := narrative.Classify(p)
+		into[p] = object.NarrativeRef{Path: p, Stream: stream, Role: role, BlobID: id}
+	}
+}
