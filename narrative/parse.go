@@ -72,7 +72,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 			case strings.HasPrefix(raw, eventMarker):
 				ev, err := parseEvent(raw)
 				if err != nil {
-					report(sp.start, "%v; the event is ignored", err)
+					report(sp.start, "%s; the event is ignored", why(err))
 				} else {
 					ev.Line = lineOf(src, sp.start)
 					events = append(events, ev)
@@ -107,7 +107,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 	sort.SliceStable(events, func(i, j int) bool { return events[i].less(events[j]) })
 	for _, e := range events {
 		if err := n.apply(e); err != nil {
-			probs = append(probs, Problem{Path: path, Line: e.Line, Msg: fmt.Sprintf("%v; the event is ignored", err)})
+			probs = append(probs, Problem{Path: path, Line: e.Line, Msg: fmt.Sprintf("%s; the event is ignored", why(err))})
 			continue
 		}
 		n.Events = append(n.Events, e)
@@ -129,16 +129,13 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 	var probs []Problem
 	first := lineOf(src, sp.start)
-	raw := string(src[sp.start:sp.end])
-	raw = strings.TrimPrefix(raw, nodeMarker)
-	raw = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(raw), "-->"))
+	// Line i of raw is line first+i of the file: the marker's line is 0.
+	raw := strings.TrimPrefix(string(src[sp.start:sp.end]), nodeMarker)
+	raw = strings.TrimSuffix(strings.TrimRight(raw, " \t\r\n"), "-->")
 	n := &Node{Meta: map[string]string{}, Line: first}
-	var haveID, haveType bool
+	var haveID, haveType, badID, badType bool
 	for i, line := range strings.Split(raw, "\n") {
 		ln := first + i
-		if i == 0 && strings.TrimSpace(line) == "" {
-			continue
-		}
 		line = strings.TrimSpace(line)
 		if line == "" {
 			continue
@@ -156,7 +153,8 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 		case k == "id":
 			id, err := ParseID(v)
 			if err != nil {
-				bad("id: %v", err)
+				bad("id: %s: the node is skipped", why(err))
+				badID = true
 				continue
 			}
 			if haveID && id != n.ID {
@@ -167,7 +165,8 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 		case k == "type":
 			t, err := ParseType(v)
 			if err != nil {
-				bad("type: %v", err)
+				bad("type: %s: the node is skipped", why(err))
+				badType = true
 				continue
 			}
 			n.Type, haveType = t, true
@@ -184,7 +183,7 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 			for _, t := range splitList(v) {
 				tag, err := ParseTag(t)
 				if err != nil {
-					bad("tags: %v", err)
+					bad("tags: %s", why(err))
 					continue
 				}
 				n.addTag(tag)
@@ -193,7 +192,7 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 			for _, s := range splitList(v) {
 				id, err := ParseID(s)
 				if err != nil {
-					bad("derived-from: %v", err)
+					bad("derived-from: %s", why(err))
 					continue
 				}
 				n.DerivedFrom = append(n.DerivedFrom, id)
@@ -203,7 +202,7 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 		case strings.HasPrefix(k, "meta."):
 			key := strings.TrimPrefix(k, "meta.")
 			if err := checkMetaKey(key); err != nil {
-				bad("%v", err)
+				bad("%s", why(err))
 				continue
 			}
 			n.Meta[key] = v
@@ -211,12 +210,13 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 			bad("unknown key %q (known: id, type, created, tags, derived-from, mentions, meta.KEY)", k)
 		}
 	}
-	if !haveID {
-		probs = append(probs, Problem{Path: path, Line: first, Msg: "the ctx:node comment has no valid id: the node is skipped"})
-		return nil, probs
-	}
-	if !haveType {
-		probs = append(probs, Problem{Path: path, Line: first, Msg: "the ctx:node comment has no valid type: the node is skipped"})
+	if !haveID || !haveType {
+		switch {
+		case !haveID && !badID:
+			probs = append(probs, Problem{Path: path, Line: first, Msg: "the ctx:node comment has no id: the node is skipped"})
+		case !haveType && !badType && haveID:
+			probs = append(probs, Problem{Path: path, Line: first, Msg: "the ctx:node comment has no type: the node is skipped"})
+		}
 		return nil, probs
 	}
 	n.Updated = n.Created
@@ -392,3 +392,7 @@ func mentions(doc ast.Node, src []byte, cut []span, have []string) []string {
 type htmlBlock = *ast.HTMLBlock
 
 func textReader(src []byte) text.Reader { return text.NewReader(src) }
+
+// why is an error's message without the package prefix, for a Problem a
+// person reads beside the file it concerns.
+func why(err error) string { return strings.ReplaceAll(err.Error(), "narrative: ", "") }

@@ -69,7 +69,8 @@ type checked struct {
 // commit, tree, work commit or edge batch names an existing object of the
 // right kind; that every ref file is well formed and names an existing
 // object. Temporary files left by interrupted writes and refs with several
-// heads are warnings, not problems. Verify only reads; it takes no lock.
+// heads are warnings, not problems, and so are narrative files that do not
+// parse. Verify only reads; it takes no lock.
 func (r *Repo) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) {
 	rep := &Report{Typed: make(map[string]int)}
 	ids, strays, err := r.Objects.List(ctx)
@@ -140,6 +141,13 @@ func (r *Repo) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) 
 	}
 	r.verifyRefs(rep, infos)
 	r.findTemps(rep)
+	// Narrative files are edited by hand: one that does not parse is a
+	// warning to fix, not damage to the store.
+	if cat, err := r.Narrative().Load(); err == nil {
+		for _, p := range cat.Problems {
+			rep.Warnings = append(rep.Warnings, p.Error())
+		}
+	}
 	sort.SliceStable(rep.Problems, func(i, j int) bool { return rep.Problems[i].Path < rep.Problems[j].Path })
 	return rep, nil
 }

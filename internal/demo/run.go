@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
@@ -138,6 +140,10 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 
+	if err := narrate(ctx, r, out, step); err != nil {
+		return nil, err
+	}
+
 	step("ctx verify")
 	rep, err := r.Verify(ctx, repo.VerifyOptions{})
 	if err != nil {
@@ -150,6 +156,72 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		fmt.Fprintf(out, "%d problem(s): %v\n", len(rep.Problems), rep.Problems[0])
 	}
 	return &Summary{Dir: opts.Dir, Store: r.Root, Files: len(paths), Commit: commit, Tree: tree, Objects: rep.Objects, OK: rep.OK()}, nil
+}
+
+// narrate records the task, the decision and a note of the retry feature
+// (design appendix A.5 steps 1, 11 and 12), commits them and lists them.
+func narrate(ctx context.Context, r *repo.Repo, out io.Writer, step func(string, ...any)) error {
+	w, err := r.Lock(ctx, repo.LockOptions{Timeout: repo.DefaultLockTimeout, Command: "ctx demo"})
+	if err != nil {
+		return err
+	}
+	defer w.Unlock()
+	sp := w.Narrative()
+	adds := []struct {
+		shown string
+		node  narrative.NewNode
+	}{
+		{`ctx add task "Add connection retry with exponential backoff" --body "…" -t tier:working`, narrative.NewNode{
+			Type:    narrative.Task,
+			Content: "Add connection retry with exponential backoff\n\n## Objective\nRetry Client.Connect with exponential backoff.\n\n## Files likely involved\n- `net/client.go`\n- `retry/backoff.go`",
+			Tags:    []string{"tier:working"},
+		}},
+		{`ctx add decision "Retry strategy: exponential backoff with jitter" --body "…" -t tier:reference`, narrative.NewNode{
+			Type:    narrative.Decision,
+			Content: "Retry strategy: exponential backoff with jitter\n\n## Decision\nDelays double from Backoff.Initial up to Backoff.Cap, plus up to 10% jitter.\n\n## Rationale\nJitter keeps many clients from retrying in lockstep (the thundering herd).",
+			Tags:    []string{"tier:reference", "project:netlib"},
+		}},
+		{`ctx add note "Connect gives up with ErrTimeout after Backoff.Max attempts"`, narrative.NewNode{
+			Type:    narrative.Observation,
+			Content: "Connect gives up with ErrTimeout after Backoff.Max attempts",
+		}},
+	}
+	for _, a := range adds {
+		step("%s", a.shown)
+		n, err := sp.Add(a.node)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, n.ID)
+	}
+	step("ctx commit -m 'Record the retry task and decision'")
+	res, err := w.Commit(ctx, repo.CommitOptions{Message: "Record the retry task and decision", Author: "ctx demo"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "[main %s] Record the retry task and decision\n", res.ID.Short())
+	for _, ch := range res.Changes {
+		fmt.Fprintf(out, "  %-9s narrative/%s\n", ch.Status, ch.Path)
+	}
+	step("ctx list")
+	cat, err := sp.Load()
+	if err != nil {
+		return err
+	}
+	for _, n := range cat.List(narrative.Filter{}) {
+		tags := ""
+		if len(n.Tags) > 0 {
+			tags = "  [" + strings.Join(n.Tags, " ") + "]"
+		}
+		fmt.Fprintf(out, "%s  %-12s %s%s\n", n.ID, n.Type, n.Title, tags)
+	}
+	step("cat .ctx/narrative/decisions.md")
+	b, err := os.ReadFile(filepath.Join(r.Root, "narrative", "decisions.md"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(out, string(b))
+	return nil
 }
 
 // projectFiles lists the regular files under dir, outside .ctx, as sorted
