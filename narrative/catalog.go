@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,6 +87,7 @@ func (c *Catalog) Resolve(prefix string) (*Node, error) {
 
 // Filter selects nodes for listings.
 type Filter struct {
+	Streams           []string  // any of these; none means all
 	Types             []Type    // any of these; none means all
 	Tags              []string  // all of these
 	Since             time.Time // created or updated at or after; zero means any
@@ -103,7 +105,10 @@ func (c *Catalog) List(f Filter) []*Node {
 		if n.Deleted && !f.IncludeDeleted || n.SupersededBy != "" && !f.IncludeSuperseded {
 			continue
 		}
-		if len(f.Types) > 0 && !containsType(f.Types, n.Type) {
+		if len(f.Types) > 0 && !slices.Contains(f.Types, n.Type) {
+			continue
+		}
+		if len(f.Streams) > 0 && !slices.Contains(f.Streams, n.Stream) {
 			continue
 		}
 		if !f.Since.IsZero() && n.Updated.Before(f.Since) {
@@ -130,15 +135,6 @@ func (c *Catalog) List(f Filter) []*Node {
 		out = out[:f.Limit]
 	}
 	return out
-}
-
-func containsType(ts []Type, t Type) bool {
-	for _, x := range ts {
-		if x == t {
-			return true
-		}
-	}
-	return false
 }
 
 // TagCount is a tag and how many active nodes carry it.

@@ -15,6 +15,8 @@ var (
 	ErrInvalidTag = errors.New("narrative: invalid tag")
 	// ErrInvalidContent means node content is empty or not UTF-8.
 	ErrInvalidContent = errors.New("narrative: invalid content")
+	// ErrInvalidStream means a stream name is not main or feature-<slug>.
+	ErrInvalidStream = errors.New("narrative: invalid stream")
 	// ErrInvalidMeta means a metadata key or value is malformed.
 	ErrInvalidMeta = errors.New("narrative: invalid metadata")
 	// ErrNotFound means no node has the ID.

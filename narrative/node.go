@@ -27,6 +27,7 @@ type Node struct {
 	Deleted      bool              `json:"deleted,omitempty"`
 	DerivedFrom  []ID              `json:"derived_from,omitempty"`
 	Mentions     []string          `json:"mentions,omitempty"` // code spans and link targets of the body
+	Stream       string            `json:"stream"`             // main, work or feature-<slug>
 	Path         string            `json:"path"`               // relative to narrative/
 	Line         int               `json:"line"`               // of the metadata comment
 	Events       []Event           `json:"events,omitempty"`

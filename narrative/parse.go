@@ -100,6 +100,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 	}
 	n.Title = title
 	n.Path = path
+	_, n.Stream = Classify(path)
 	body := strings.TrimSpace(string(without(src, cut)))
 	n.Content = joinContent(title, body)
 	n.Mentions = mentions(doc, src, cut, n.Mentions)

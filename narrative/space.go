@@ -34,6 +34,9 @@ type Space struct {
 
 // NewNode is what Add needs to create a node.
 type NewNode struct {
+	// Stream is "main" (or "") or "feature-<slug>": where the node's file
+	// and journal lines go (design §8.4).
+	Stream      string
 	Type        Type
 	Content     string
 	Tags        []string
@@ -73,25 +76,46 @@ func (s *Space) Add(in NewNode) (*Node, error) {
 		}
 		n.Meta[k] = v
 	}
+	base, err := StreamDir(in.Stream)
+	if err != nil {
+		return nil, err
+	}
 	if n.ID, err = NewID(s.Rand); err != nil {
 		return nil, err
 	}
 	n.Created = s.now()
 	n.Updated = n.Created
-	n.Path = path.Join(in.Type.Dir(), fileName(n.Title, n.ID))
+	n.Path = path.Join(base, in.Type.Dir(), fileName(n.Title, n.ID))
+	_, n.Stream = Classify(n.Path)
 	if err := s.writeNew(n.Path, renderNode(n)); err != nil {
 		return nil, err
 	}
-	if err := s.journal(n.Created, fmt.Sprintf("%s %s %s", in.Type, link(n, "log"), oneLine(n.Title))); err != nil {
+	if err := s.journal(base, n.Created, fmt.Sprintf("%s %s %s", in.Type, link(n, base), oneLine(n.Title))); err != nil {
 		return n, err
 	}
 	if in.Type == Decision {
-		line := fmt.Sprintf("- %s [%s](%s) `%s`", n.Created.Format("2006-01-02"), oneLine(n.Title), n.Path, n.ID)
-		if err := s.appendLine("decisions.md", decisionsHeader, line); err != nil {
+		rel := strings.TrimPrefix(n.Path, base+"/")
+		line := fmt.Sprintf("- %s [%s](%s) `%s`", n.Created.Format("2006-01-02"), oneLine(n.Title), rel, n.ID)
+		if err := s.appendLine(path.Join(base, "decisions.md"), decisionsHeader, line); err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// StreamDir returns the directory of a stream under narrative/: "" for
+// "main" (or ""), "feature/<slug>" for "feature-<slug>".
+func StreamDir(stream string) (string, error) {
+	switch {
+	case stream == "" || stream == "main":
+		return "", nil
+	case strings.HasPrefix(stream, "feature-"):
+		slug := strings.TrimPrefix(stream, "feature-")
+		if len(slug) <= 64 && streamSlug.MatchString(slug) {
+			return "feature/" + slug, nil
+		}
+	}
+	return "", fmt.Errorf("%w: stream %q: use main or feature-<slug> (lowercase letters, digits and '-')", ErrInvalidStream, stream)
 }
 
 const decisionsHeader = "# Decisions\n\nArchitectural decisions and their rationale, oldest first. Each links to\nits file in decisions/, which ctx keeps; `ctx list --type decision` lists them.\n"
@@ -116,11 +140,12 @@ func (s *Space) Change(n *Node, op Op, arg string) (Event, error) {
 	}
 	_ = n.apply(e) // probe.apply succeeded: so does this
 	n.Events = append(n.Events, e)
+	base, _ := StreamDir(n.Stream)
 	switch op {
 	case OpSupersede:
-		err = s.journal(e.Time, fmt.Sprintf("superseded %s by %s", link(n, "log"), arg))
+		err = s.journal(base, e.Time, fmt.Sprintf("superseded %s by %s", link(n, base), arg))
 	case OpDelete:
-		err = s.journal(e.Time, fmt.Sprintf("deleted %s %s", link(n, "log"), oneLine(n.Title)))
+		err = s.journal(base, e.Time, fmt.Sprintf("deleted %s %s", link(n, base), oneLine(n.Title)))
 	}
 	return e, err
 }
@@ -211,11 +236,12 @@ func checkNoMarkers(content string) error {
 
 func (s *Space) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Second) }
 
-// journal appends "- HH:MM text" to today's log, log/YYYY-MM-DD.md (UTC
-// days, so that teammates in different time zones share day files).
-func (s *Space) journal(t time.Time, text string) error {
+// journal appends "- HH:MM text" to today's log of the stream in base,
+// base/log/YYYY-MM-DD.md (UTC days, so that teammates in different time
+// zones share day files).
+func (s *Space) journal(base string, t time.Time, text string) error {
 	day := t.UTC().Format("2006-01-02")
-	return s.appendLine(path.Join("log", day+".md"), "# "+day+"\n", fmt.Sprintf("- %s %s", t.UTC().Format("15:04"), text))
+	return s.appendLine(path.Join(base, "log", day+".md"), "# "+day+"\n", fmt.Sprintf("- %s %s", t.UTC().Format("15:04"), text))
 }
 
 // appendLine appends a line to a narrative file, creating it with header
@@ -264,7 +290,10 @@ func (s *Space) write(rel string, data []byte) error {
 	return nil
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+var (
+	nonSlug    = regexp.MustCompile(`[^a-z0-9]+`)
+	streamSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+)
 
 // fileName is "<slug>-<id>.md", the slug made of the title's first words,
 // so that a directory listing reads like a table of contents.
@@ -282,13 +311,10 @@ func fileName(title string, id ID) string {
 	return slug + "-" + string(id) + ".md"
 }
 
-// link is a Markdown link to a node's file from a file in dir.
-func link(n *Node, fromDir string) string {
-	rel := n.Path
-	if fromDir != "" {
-		rel = "../" + n.Path
-	}
-	return fmt.Sprintf("[%s](%s)", n.ID, rel)
+// link is a Markdown link to a node's file from the log directory of the
+// stream in base.
+func link(n *Node, base string) string {
+	return fmt.Sprintf("[%s](../%s)", n.ID, strings.TrimPrefix(n.Path, base+"/"))
 }
 
 func oneLine(s string) string {

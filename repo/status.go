@@ -28,6 +28,7 @@ type NodeStats struct {
 	Tokens     int          `json:"tokens"` // of the active nodes
 	Superseded int          `json:"superseded"`
 	Deleted    int          `json:"deleted"`
+	Tags       int          `json:"tags"` // distinct tags on active nodes
 	ByType     []GroupCount `json:"by_type"`
 	ByTier     []GroupCount `json:"by_tier"`
 }
@@ -75,6 +76,7 @@ func (r *Repo) Status(ctx context.Context) (*Status, error) {
 		return nil, err
 	}
 	st.Problems = append(st.Problems, cat.Problems...)
+	st.Nodes.Tags = len(cat.Tags(""))
 	types, tiers := map[string]*GroupCount{}, map[string]*GroupCount{}
 	for _, n := range cat.Nodes {
 		switch {

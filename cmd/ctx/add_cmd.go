@@ -25,12 +25,13 @@ type AddCmd struct {
 
 // nodeArgs are the inputs every add command takes.
 type nodeArgs struct {
-	Text  string   `arg:"" optional:"" help:"The content; its first line is the title. Omit with --stdin."`
-	Body  string   `placeholder:"TEXT" help:"More content after the title (Markdown)."`
-	Tags  []string `short:"t" name:"tag" placeholder:"TAG" help:"A tag, namespace:value (tier:pinned|reference|working|off-context sets the tier). Repeatable."`
-	Meta  []string `name:"meta" sep:"none" placeholder:"KEY=VALUE" help:"A metadata pair. Repeatable."`
-	Stdin bool     `help:"Read the content from standard input."`
-	From  []string `name:"from" placeholder:"ID" help:"A node this one is derived from (a summary's sources). Repeatable."`
+	Text   string   `arg:"" optional:"" help:"The content; its first line is the title. Omit with --stdin."`
+	Body   string   `placeholder:"TEXT" help:"More content after the title (Markdown)."`
+	Tags   []string `short:"t" name:"tag" placeholder:"TAG" help:"A tag, namespace:value (tier:pinned|reference|working|off-context sets the tier). Repeatable."`
+	Meta   []string `name:"meta" sep:"none" placeholder:"KEY=VALUE" help:"A metadata pair. Repeatable."`
+	Stdin  bool     `help:"Read the content from standard input."`
+	From   []string `name:"from" placeholder:"ID" help:"A node this one is derived from (a summary's sources). Repeatable."`
+	Stream string   `placeholder:"STREAM" help:"main (default) or feature-<slug>: a feature's narrative, under narrative/feature/<slug>/."`
 }
 
 // Validate checks the arguments before the store is locked.
@@ -51,7 +52,8 @@ func (a *nodeArgs) Validate() error {
 			return err
 		}
 	}
-	return nil
+	_, err := narrative.StreamDir(a.Stream)
+	return err
 }
 
 func (a *nodeArgs) add(app *App, w *repo.Writer, t narrative.Type) error {
@@ -71,7 +73,7 @@ func (a *nodeArgs) add(app *App, w *repo.Writer, t narrative.Type) error {
 		k, v, _ := narrative.ParseMeta(m)
 		meta[k] = v
 	}
-	in := narrative.NewNode{Type: t, Content: content, Tags: a.Tags, Meta: meta}
+	in := narrative.NewNode{Stream: a.Stream, Type: t, Content: content, Tags: a.Tags, Meta: meta}
 	if len(a.From) > 0 {
 		cat, err := loadCatalog(app, w.Repo)
 		if err != nil {

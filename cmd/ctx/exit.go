@@ -100,7 +100,7 @@ func classify(err error) code {
 	case errors.Is(err, narrative.ErrNotFound):
 		return codeNodeNotFound
 	case errors.Is(err, narrative.ErrInvalidType), errors.Is(err, narrative.ErrInvalidTag), errors.Is(err, narrative.ErrInvalidContent),
-		errors.Is(err, narrative.ErrInvalidMeta), errors.Is(err, narrative.ErrInvalidID):
+		errors.Is(err, narrative.ErrInvalidMeta), errors.Is(err, narrative.ErrInvalidID), errors.Is(err, narrative.ErrInvalidStream):
 		return codeInvalidArgument
 	case errors.Is(err, narrative.ErrMalformed):
 		c := codeNone

@@ -63,6 +63,7 @@ func (c *ShowCmd) Run(app *App, r *repo.Repo) error {
 // ListCmd is `ctx list`.
 type ListCmd struct {
 	Type              []string `name:"type" placeholder:"TYPE" help:"Only nodes of this type. Repeatable."`
+	Stream            []string `name:"stream" placeholder:"STREAM" help:"Only nodes of this stream (main, work, feature-<slug>). Repeatable."`
 	Tag               []string `short:"t" name:"tag" placeholder:"TAG" help:"Only nodes with this tag. Repeatable (all must match)."`
 	Since             string   `placeholder:"WHEN" help:"Only nodes created or changed since: 90m, 1h, 7d, 2w, 2026-01-20."`
 	Limit             int      `short:"n" placeholder:"N" help:"At most N nodes."`
@@ -90,7 +91,7 @@ func (c *ListCmd) Validate() error {
 
 // Run lists the nodes, most recently changed first.
 func (c *ListCmd) Run(app *App, r *repo.Repo) error {
-	f := narrative.Filter{Limit: c.Limit, IncludeSuperseded: c.IncludeSuperseded, IncludeDeleted: c.IncludeDeleted}
+	f := narrative.Filter{Streams: c.Stream, Limit: c.Limit, IncludeSuperseded: c.IncludeSuperseded, IncludeDeleted: c.IncludeDeleted}
 	for _, t := range c.Type {
 		typ, _ := narrative.ParseType(t)
 		f.Types = append(f.Types, typ)

@@ -33,7 +33,7 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 		app.printf("STAGE:  %s\n", st.Stage.Short())
 	}
 	n := st.Nodes
-	app.printf("nodes:  %d active (~%d tokens), %d superseded, %d deleted\n", n.Active, n.Tokens, n.Superseded, n.Deleted)
+	app.printf("nodes:  %d active (~%d tokens), %d superseded, %d deleted; %s\n", n.Active, n.Tokens, n.Superseded, n.Deleted, plural(n.Tags, "distinct tag"))
 	for _, g := range n.ByType {
 		app.printf("  %-14s %5d  %7d tokens\n", g.Name, g.Nodes, g.Tokens)
 	}
