@@ -165,7 +165,9 @@ func (c *Catalog) Tags(prefix string) []TagCount {
 	return out
 }
 
-// DerivedFrom returns the active nodes derived from id (directly).
+// DerivedFrom returns the nodes derived from id (directly) that are not
+// deleted; superseded ones included, so that a cascading delete reaches
+// them.
 func (c *Catalog) DerivedFrom(id ID) []*Node {
 	var out []*Node
 	for _, cid := range c.ids {
@@ -190,7 +192,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	if len(s) >= 2 {
 		unit := s[len(s)-1]
 		var n int
-		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err == nil && n >= 0 && fmt.Sprint(n) == s[:len(s)-1] {
+		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err == nil && n >= 0 && n <= 100000 && fmt.Sprint(n) == s[:len(s)-1] {
 			switch unit {
 			case 'd':
 				return now.Add(-time.Duration(n) * 24 * time.Hour), nil

@@ -139,6 +139,9 @@ func (n *Node) apply(e Event) error {
 		if err := checkMetaKey(k); err != nil {
 			return err
 		}
+		if strings.ContainsAny(v, "\r\n") || !utf8.ValidString(v) {
+			return fmt.Errorf("%w: the value of %s must be one line of UTF-8", ErrInvalidMeta, k)
+		}
 		if v == "" {
 			delete(n.Meta, k)
 		} else {
@@ -248,7 +251,21 @@ func CheckContent(s string) (string, error) {
 // trimmed) of content.
 func splitContent(content string) (title, body string) {
 	title, body, _ = strings.Cut(content, "\n")
-	return strings.TrimSpace(title), strings.TrimSpace(body)
+	return strings.TrimSpace(title), trimBody(body)
+}
+
+// trimBody drops the blank lines before a body and the white space after
+// it, but keeps the indentation of its first line: a body may start with
+// an indented code block.
+func trimBody(s string) string {
+	s = strings.TrimRight(s, " \t\r\n")
+	for {
+		line, rest, ok := strings.Cut(s, "\n")
+		if !ok || strings.TrimSpace(line) != "" {
+			return s
+		}
+		s = rest
+	}
 }
 
 // joinContent is the inverse of splitContent as files store it.

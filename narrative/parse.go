@@ -44,8 +44,14 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 		probs = append(probs, Problem{Path: path, Line: lineOf(src, off), Msg: fmt.Sprintf(format, args...)})
 	}
 	if !utf8.Valid(src) {
-		report(0, "the file is not UTF-8")
+		probs = append(probs, Problem{Path: path, Msg: "the file is not UTF-8"})
 		return nil, probs
+	}
+	// Files saved on Windows: a byte-order mark would hide the title, and
+	// CR before LF would stay in the body. Neither changes line numbers.
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
+	if bytes.Contains(src, []byte("\r\n")) {
+		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
 	}
 	doc := md.Parser().Parse(text.NewReader(src))
 
@@ -84,7 +90,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 		case *ast.Heading:
 			if b.Level == 1 && !haveH1 {
 				haveH1 = true
-				title = strings.TrimSpace(string(b.Text(src))) //nolint:staticcheck // the heading's plain text
+				title = headingText(src, b)
 				cut = append(cut, headingSpan(src, b))
 			}
 		}
@@ -101,7 +107,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 	n.Title = title
 	n.Path = path
 	_, n.Stream = Classify(path)
-	body := strings.TrimSpace(string(without(src, cut)))
+	body := trimBody(string(without(src, cut)))
 	n.Content = joinContent(title, body)
 	n.Mentions = mentions(doc, src, cut, n.Mentions)
 
@@ -293,6 +299,21 @@ func blockSpan(src []byte, b *ast.HTMLBlock) span {
 	return span{lineStart(src, start), lineEnd(src, end)}
 }
 
+// headingText returns the source text of a heading, its lines joined by
+// spaces: the title as written, with its inline Markdown (`code`, *emphasis*,
+// links), which the heading's plain text would lose.
+func headingText(src []byte, h *ast.Heading) string {
+	lines := h.Lines()
+	parts := make([]string, 0, lines.Len())
+	for i := 0; i < lines.Len(); i++ {
+		seg := lines.At(i)
+		if t := strings.TrimSpace(string(seg.Value(src))); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 // headingSpan returns the whole lines of a heading, a setext underline
 // included.
 func headingSpan(src []byte, h *ast.Heading) span {
@@ -304,8 +325,13 @@ func headingSpan(src []byte, h *ast.Heading) span {
 	}
 	start := lineStart(src, lines.At(0).Start)
 	end := lineEnd(src, lines.At(lines.Len()-1).Stop)
-	if start < len(src) && src[start] != '#' && end < len(src) {
-		end = lineEnd(src, end) // setext: the underline is the next line
+	if atx := bytes.TrimLeft(src[start:], " \t"); len(atx) > 0 && atx[0] != '#' && end < len(src) {
+		// setext: the underline is the next line (end is at its start).
+		if i := bytes.IndexByte(src[end:], '\n'); i >= 0 {
+			end += i + 1
+		} else {
+			end = len(src)
+		}
 	}
 	return span{start, end}
 }

@@ -24,13 +24,24 @@ import (
 func renderNode(n *Node) []byte {
 	title, body := splitContent(n.Content)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", title)
+	fmt.Fprintf(&b, "%s\n\n", titleLine(title))
 	b.WriteString(renderHeader(n))
 	if body != "" {
 		fmt.Fprintf(&b, "\n%s\n", body)
 	}
 	fmt.Fprintf(&b, "\n%s\n", changesLine)
 	return []byte(b.String())
+}
+
+// titleLine returns the level-1 heading of a title. A title ending in '#'
+// gets a closing "#": Markdown would otherwise read its trailing "#"s as
+// the heading's closing sequence and drop them ("Fix issue #" would read
+// back as "Fix issue").
+func titleLine(title string) string {
+	if strings.HasSuffix(title, "#") {
+		return "# " + title + " #"
+	}
+	return "# " + title
 }
 
 // renderHeader returns the metadata comment of a node, ending in a newline.

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/clock"
@@ -55,6 +56,7 @@ func (s *Space) Add(in NewNode) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	content = joinContent(splitContent(content)) // as the file will store it
 	if err := checkNoMarkers(content); err != nil {
 		return nil, err
 	}
@@ -71,8 +73,10 @@ func (s *Space) Add(in NewNode) (*Node, error) {
 		if err := checkMetaKey(k); err != nil {
 			return nil, err
 		}
-		if strings.ContainsAny(v, "\r\n") {
-			return nil, fmt.Errorf("%w: the value of %s must be one line", ErrInvalidMeta, k)
+		// The value goes on a line of the ctx:node comment: "-->" would end
+		// the comment there, and invalid UTF-8 would make the file unreadable.
+		if strings.ContainsAny(v, "\r\n") || !utf8.ValidString(v) || strings.Contains(v, "-->") {
+			return nil, fmt.Errorf("%w: the value of %s must be one line of UTF-8 without \"-->\"", ErrInvalidMeta, k)
 		}
 		n.Meta[k] = v
 	}
@@ -135,7 +139,26 @@ func (s *Space) Change(n *Node, op Op, arg string) (Event, error) {
 	if err := probe.apply(e); err != nil {
 		return Event{}, err
 	}
-	if err := s.appendLine(n.Path, "", renderEvent(e)); err != nil {
+	// An event is one line of a UTF-8 file: a line break in the argument
+	// would split the line (and lose the event on the next read), invalid
+	// UTF-8 would make the whole file unreadable.
+	if strings.ContainsAny(arg, "\r\n") || !utf8.ValidString(arg) {
+		return Event{}, fmt.Errorf("narrative: %s %q: an event's argument must be one line of UTF-8", op, arg)
+	}
+	// The new line must read back as this event: a hand edit that left a
+	// code fence or comment open in the body would swallow it.
+	readBack := func(data []byte) error {
+		got, _ := ParseNode(n.Path, data)
+		if got != nil {
+			for _, x := range got.Events {
+				if x.ID == e.ID {
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("%w: narrative/%s: an event appended now would not be read back (a code fence, <pre> or comment left open in the body swallows it): close it, then retry", ErrMalformed, n.Path)
+	}
+	if err := s.appendLineChecked(n.Path, "", renderEvent(e), readBack); err != nil {
 		return Event{}, err
 	}
 	_ = n.apply(e) // probe.apply succeeded: so does this
@@ -157,6 +180,7 @@ func (s *Space) Edit(n *Node, content string) error {
 	if err != nil {
 		return err
 	}
+	content = joinContent(splitContent(content)) // as the file will store it
 	if err := checkNoMarkers(content); err != nil {
 		return err
 	}
@@ -176,7 +200,7 @@ func (s *Space) Edit(n *Node, content string) error {
 	events = append(events, renderEvent(e))
 	title, body := splitContent(content)
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n", title, strings.TrimRight(header, "\n"))
+	fmt.Fprintf(&b, "%s\n\n%s\n", titleLine(title), strings.TrimRight(header, "\n"))
 	if body != "" {
 		fmt.Fprintf(&b, "\n%s\n", body)
 	}
@@ -224,14 +248,24 @@ func nextSeq(events []Event) int {
 }
 
 // checkNoMarkers refuses content with a line that ctx would take for one of
-// its comments.
+// its comments, and content that leaves a Markdown block open.
 func checkNoMarkers(content string) error {
 	for _, line := range strings.Split(content, "\n") {
 		if strings.HasPrefix(strings.TrimSpace(line), ctxMarker) {
 			return fmt.Errorf("%w: a line may not start with %q (ctx's own comments)", ErrInvalidContent, ctxMarker)
 		}
 	}
-	return nil
+	// The changes line follows the body: an unclosed ``` fence, <pre> or
+	// comment in the body would run on over it and swallow every event
+	// appended after it, so the changes line must parse as a block of its own.
+	_, body := splitContent(content)
+	src := []byte(body + "\n\n" + changesLine + "\n")
+	if b, ok := md.Parser().Parse(textReader(src)).LastChild().(htmlBlock); ok {
+		if sp := blockSpan(src, b); string(src[sp.start:sp.end]) == changesLine+"\n" {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: the content leaves a code block, HTML block or comment open; close it", ErrInvalidContent)
 }
 
 func (s *Space) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Second) }
@@ -253,6 +287,12 @@ func (s *Space) journal(base string, t time.Time, text string) error {
 // only safe for such lines (it interleaves multi-line entries that share
 // lines; see docs/FORMAT.md).
 func (s *Space) appendLine(rel, header, line string) error {
+	return s.appendLineChecked(rel, header, line, nil)
+}
+
+// appendLineChecked is appendLine that first lets check refuse the new
+// content; nothing is written then.
+func (s *Space) appendLineChecked(rel, header, line string, check func([]byte) error) error {
 	p := filepath.Join(s.Root, filepath.FromSlash(rel))
 	old, err := regfile.Read(p, maxFile)
 	switch {
@@ -267,7 +307,13 @@ func (s *Space) appendLine(rel, header, line string) error {
 	if len(old) > 0 && old[len(old)-1] != '\n' {
 		old = append(old, '\n')
 	}
-	return s.write(rel, append(old, line+"\n"...))
+	data := append(old, line+"\n"...)
+	if check != nil {
+		if err := check(data); err != nil {
+			return err
+		}
+	}
+	return s.write(rel, data)
 }
 
 // writeNew writes a file that must not exist yet.
