@@ -38,7 +38,14 @@ func (s *Space) Load() (*Catalog, error) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue // removed while we walked
 			}
-			c.Problems = append(c.Problems, Problem{Path: f.Path, Msg: err.Error()})
+			msg := "cannot be read"
+			switch {
+			case errors.Is(err, regfile.ErrTooLarge):
+				msg = fmt.Sprintf("larger than %d MiB: not read", maxFile>>20)
+			case errors.Is(err, regfile.ErrNotRegular):
+				msg = "not a regular file: not read"
+			}
+			c.Problems = append(c.Problems, Problem{Path: f.Path, Msg: msg})
 			continue
 		}
 		n, probs := ParseNode(f.Path, src)
@@ -55,7 +62,45 @@ func (s *Space) Load() (*Catalog, error) {
 		c.ids = append(c.ids, n.ID)
 	}
 	sort.Slice(c.ids, func(i, j int) bool { return c.ids[i] < c.ids[j] })
+	c.findCycles()
 	return c, nil
+}
+
+// findCycles reports supersede chains that loop back (two teammates each
+// superseded one node by the other): every node in the loop is hidden
+// until one of the supersedes is undone.
+func (c *Catalog) findCycles() {
+	done := map[ID]bool{}
+	for _, id := range c.ids {
+		if done[id] {
+			continue
+		}
+		var chain []ID
+		onChain := map[ID]int{}
+		for x := id; x != "" && !done[x]; {
+			if i, ok := onChain[x]; ok {
+				loop := chain[i:]
+				n := c.Nodes[loop[0]]
+				ids := make([]string, len(loop))
+				for k, l := range loop {
+					ids[k] = string(l)
+				}
+				c.Problems = append(c.Problems, Problem{Path: n.Path, Line: n.Line,
+					Msg: fmt.Sprintf("supersede cycle %s -> %s: these nodes hide each other; undo one with ctx supersede --undo ID", strings.Join(ids, " -> "), ids[0])})
+				break
+			}
+			onChain[x] = len(chain)
+			chain = append(chain, x)
+			n, ok := c.Nodes[x]
+			if !ok {
+				break
+			}
+			x = n.SupersededBy
+		}
+		for _, x := range chain {
+			done[x] = true
+		}
+	}
 }
 
 // Resolve returns the node whose ID is id or starts with it (at least

@@ -37,7 +37,7 @@
 //	<!-- ctx:event 2026-11-22T12:00:00Z 1 4k2m9x7a tag tier:pinned -->   ← events, appended
 //
 // The node's content is the title, a blank line and the body. Its state is
-// the metadata with the events applied in (time, event id) order. A human
+// the metadata with the events applied in (sequence, time, event id) order. A human
 // may edit any of it; ctx re-reads the file every time.
 //
 // # Why one file per node, and one-line journal entries

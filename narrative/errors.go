@@ -30,9 +30,9 @@ var (
 // Problem is something wrong in a narrative file, at a position a human
 // can go to.
 type Problem struct {
-	Path string // relative to narrative/
-	Line int    // 1-based; 0 when the whole file is concerned
-	Msg  string
+	Path string `json:"path"` // relative to narrative/
+	Line int    `json:"line"` // 1-based; 0 when the whole file is concerned
+	Msg  string `json:"message"`
 }
 
 // Error formats the problem as "narrative/PATH:LINE: MSG".

@@ -12,6 +12,9 @@ import (
 // node costs over ~12,500 tokens in every context it enters.
 const MaxRecommendedContent = 50000
 
+// MaxContent is the largest content a node may have.
+const MaxContent = 8 << 20
+
 // Node is one piece of knowledge, as its narrative file describes it after
 // its events are applied.
 type Node struct {
@@ -139,8 +142,8 @@ func (n *Node) apply(e Event) error {
 		if err := checkMetaKey(k); err != nil {
 			return err
 		}
-		if strings.ContainsAny(v, "\r\n") || !utf8.ValidString(v) {
-			return fmt.Errorf("%w: the value of %s must be one line of UTF-8", ErrInvalidMeta, k)
+		if err := checkMetaValue(k, v); err != nil {
+			return err
 		}
 		if v == "" {
 			delete(n.Meta, k)
@@ -226,10 +229,21 @@ func ParseMeta(s string) (key, value string, err error) {
 	if err := checkMetaKey(k); err != nil {
 		return "", "", err
 	}
-	if strings.ContainsAny(v, "\r\n") || !utf8.ValidString(v) {
-		return "", "", fmt.Errorf("%w: the value of %s must be one line of UTF-8", ErrInvalidMeta, k)
+	v = strings.TrimSpace(v)
+	if err := checkMetaValue(k, v); err != nil {
+		return "", "", err
 	}
-	return k, strings.TrimSpace(v), nil
+	return k, v, nil
+}
+
+// checkMetaValue checks a metadata value: it is written on one line of a
+// comment, so it must be one line of UTF-8 without "-->" (which would end
+// the comment there).
+func checkMetaValue(k, v string) error {
+	if strings.ContainsAny(v, "\r\n") || !utf8.ValidString(v) || strings.Contains(v, "-->") {
+		return fmt.Errorf("%w: the value of %s must be one line of UTF-8 without \"-->\"", ErrInvalidMeta, k)
+	}
+	return nil
 }
 
 // CheckContent validates node content: non-empty after trimming, UTF-8,
@@ -239,6 +253,8 @@ func CheckContent(s string) (string, error) {
 	switch {
 	case s == "":
 		return "", fmt.Errorf("%w: content is empty", ErrInvalidContent)
+	case len(s) > MaxContent:
+		return "", fmt.Errorf("%w: content is %d bytes, more than the %d MiB a node may hold (store large files with hash-object)", ErrInvalidContent, len(s), MaxContent>>20)
 	case !utf8.ValidString(s):
 		return "", fmt.Errorf("%w: content is not UTF-8", ErrInvalidContent)
 	case strings.ContainsRune(s, 0):

@@ -99,6 +99,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 		// The marker only appears inside code or inline: not a node file.
 		return nil, nil
 	}
+	probs = append(probs, swallowed(path, src, cut)...)
 	n, hprobs := parseHeader(path, src, *header)
 	probs = append(probs, hprobs...)
 	if n == nil {
@@ -109,7 +110,7 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 	_, n.Stream = Classify(path)
 	body := trimBody(string(without(src, cut)))
 	n.Content = joinContent(title, body)
-	n.Mentions = mentions(doc, src, cut, n.Mentions)
+	n.Mentions = mentions(doc, src, n.Mentions)
 
 	sort.SliceStable(events, func(i, j int) bool { return events[i].less(events[j]) })
 	for _, e := range events {
@@ -120,6 +121,42 @@ func ParseNode(path string, src []byte) (*Node, []Problem) {
 		n.Events = append(n.Events, e)
 	}
 	return n, probs
+}
+
+// swallowed reports the first ctx line (the changes line, or an event
+// line) that did not parse as a block of its own because a hand edit left a
+// code fence, <pre> or comment open above it. Only when no changes line
+// parsed: an example of ctx's comments inside a closed code block, above
+// the file's own changes line, is fine.
+func swallowed(path string, src []byte, cut []span) []Problem {
+	covered := func(off int) bool {
+		for _, c := range cut {
+			if c.start <= off && off < c.end {
+				return true
+			}
+		}
+		return false
+	}
+	changesParsed := false
+	for _, c := range cut {
+		if bytes.HasPrefix(src[c.start:], []byte(changesMarker)) {
+			changesParsed = true
+		}
+	}
+	for off := 0; off < len(src); {
+		end := len(src)
+		if i := bytes.IndexByte(src[off:], '\n'); i >= 0 {
+			end = off + i + 1
+		}
+		line := bytes.TrimSpace(src[off:end])
+		lost := !changesParsed && (bytes.HasPrefix(line, []byte(changesMarker)) || bytes.HasPrefix(line, []byte(eventMarker)))
+		if lost && !covered(off) {
+			return []Problem{{Path: path, Line: lineOf(src, off),
+				Msg: "this ctx line is not read: a code fence, <pre> or comment left open above it takes it in (and may take the events after it); close it"}}
+		}
+		off = end
+	}
+	return nil
 }
 
 // parseHeader reads the metadata comment:
@@ -176,6 +213,12 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 				badType = true
 				continue
 			}
+			if haveType && t != n.Type {
+				// After a union merge of two hand edits, both lines stay:
+				// settle on one that every clone picks alike.
+				bad("a second type %s (types %s and %s: %s is used; keep one line)", t, n.Type, t, min(t, n.Type))
+				t = min(t, n.Type)
+			}
 			n.Type, haveType = t, true
 		case k == "created":
 			t, err := time.Parse(time.RFC3339, v)
@@ -211,6 +254,10 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 			if err := checkMetaKey(key); err != nil {
 				bad("%s", why(err))
 				continue
+			}
+			if old, dup := n.Meta[key]; dup && old != v {
+				bad("meta.%s is given twice (%q and %q: %q is used; keep one line)", key, old, v, min(old, v))
+				v = min(old, v)
 			}
 			n.Meta[key] = v
 		default:
@@ -383,7 +430,7 @@ func without(src []byte, cut []span) []byte {
 
 // mentions collects code spans and link destinations in the body: the
 // paths, symbols and URLs a node refers to.
-func mentions(doc ast.Node, src []byte, cut []span, have []string) []string {
+func mentions(doc ast.Node, src []byte, have []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	add := func(s string) {

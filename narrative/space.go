@@ -73,10 +73,9 @@ func (s *Space) Add(in NewNode) (*Node, error) {
 		if err := checkMetaKey(k); err != nil {
 			return nil, err
 		}
-		// The value goes on a line of the ctx:node comment: "-->" would end
-		// the comment there, and invalid UTF-8 would make the file unreadable.
-		if strings.ContainsAny(v, "\r\n") || !utf8.ValidString(v) || strings.Contains(v, "-->") {
-			return nil, fmt.Errorf("%w: the value of %s must be one line of UTF-8 without \"-->\"", ErrInvalidMeta, k)
+		v = strings.TrimSpace(v)
+		if err := checkMetaValue(k, v); err != nil {
+			return nil, err
 		}
 		n.Meta[k] = v
 	}
@@ -91,8 +90,13 @@ func (s *Space) Add(in NewNode) (*Node, error) {
 	n.Updated = n.Created
 	n.Path = path.Join(base, in.Type.Dir(), fileName(n.Title, n.ID))
 	_, n.Stream = Classify(n.Path)
-	if err := s.writeNew(n.Path, renderNode(n)); err != nil {
+	data := renderNode(n)
+	if err := s.writeNew(n.Path, data); err != nil {
 		return nil, err
+	}
+	// Return the node as every later read will see it (mentions, line).
+	if p, _ := ParseNode(n.Path, data); p != nil {
+		n = p
 	}
 	if err := s.journal(base, n.Created, fmt.Sprintf("%s %s %s", in.Type, link(n, base), oneLine(n.Title))); err != nil {
 		return n, err
@@ -142,8 +146,8 @@ func (s *Space) Change(n *Node, op Op, arg string) (Event, error) {
 	// An event is one line of a UTF-8 file: a line break in the argument
 	// would split the line (and lose the event on the next read), invalid
 	// UTF-8 would make the whole file unreadable.
-	if strings.ContainsAny(arg, "\r\n") || !utf8.ValidString(arg) {
-		return Event{}, fmt.Errorf("narrative: %s %q: an event's argument must be one line of UTF-8", op, arg)
+	if strings.ContainsAny(arg, "\r\n") || !utf8.ValidString(arg) || strings.Contains(arg, "-->") {
+		return Event{}, fmt.Errorf("%w: %s %q: an event's argument must be one line of UTF-8 without \"-->\"", ErrInvalidMeta, op, arg)
 	}
 	// The new line must read back as this event: a hand edit that left a
 	// code fence or comment open in the body would swallow it.
@@ -327,7 +331,7 @@ func (s *Space) writeNew(rel string, data []byte) error {
 
 func (s *Space) write(rel string, data []byte) error {
 	p := filepath.Join(s.Root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(p)); err != nil {
 		return fmt.Errorf("narrative: %w", err)
 	}
 	if err := atomicfile.Write(p, data, 0o644); err != nil {
@@ -364,11 +368,20 @@ func link(n *Node, base string) string {
 }
 
 func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 120 {
-		s = s[:117] + "..."
+	return Truncate(strings.Join(strings.Fields(s), " "), 120)
+}
+
+// Truncate shortens s to at most max bytes, cutting between characters
+// and ending in "..." when it cuts.
+func Truncate(s string, max int) string {
+	if len(s) <= max {
+		return s
 	}
-	return s
+	cut := max - 3
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 func copyMeta(m map[string]string) map[string]string {

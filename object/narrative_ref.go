@@ -16,8 +16,11 @@ type NarrativeRef struct {
 	Stream string `json:"stream"`
 	// Role is the document's role, e.g. "log", "task", "decision", "doc".
 	Role string `json:"role"`
-	// BlobID is the blob holding the Markdown content.
+	// BlobID is the blob holding the Markdown content; for a deleted file,
+	// the content it had when it was last recorded.
 	BlobID ID `json:"blob_id"`
+	// Deleted records that the file was removed; optional.
+	Deleted bool `json:"deleted,omitempty"`
 }
 
 // Validate checks that Path is a clean relative path and BlobID is set.

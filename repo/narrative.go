@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"path"
 	"path/filepath"
 	"sort"
 
@@ -17,12 +18,13 @@ func (r *Repo) Narrative() *narrative.Space {
 	return &narrative.Space{Root: filepath.Join(r.Root, "narrative"), Clock: r.Clock}
 }
 
-// NarrativeAt returns the narrative recorded by commit id and its
+// NarrativeAt returns the narrative recorded by the commits ids and their
 // ancestors: for each path, the newest NarrativeRef (commits are taken in
 // log order, so where two merged lines of history both snapshotted a path,
-// the newer commit wins).
-func (r *Repo) NarrativeAt(ctx context.Context, id object.ID) (map[string]object.NarrativeRef, error) {
-	entries, err := r.Log(ctx, []object.ID{id}, 0)
+// the newer commit wins). A path whose newest ref records its deletion is
+// left out.
+func (r *Repo) NarrativeAt(ctx context.Context, ids ...object.ID) (map[string]object.NarrativeRef, error) {
+	entries, err := r.Log(ctx, ids, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -37,6 +39,11 @@ func (r *Repo) NarrativeAt(ctx context.Context, id object.ID) (map[string]object
 			}
 		}
 	}
+	for p, nr := range state {
+		if nr.Deleted {
+			delete(state, p)
+		}
+	}
 	return state, nil
 }
 
@@ -46,15 +53,15 @@ type Change struct {
 	Path   string    `json:"path"`
 	Role   string    `json:"role"`
 	Stream string    `json:"stream"`
-	Status string    `json:"status"` // "new" or "modified"
-	Blob   object.ID `json:"blob"`
+	Status string    `json:"status"` // "new", "modified" or "removed"
+	Blob   object.ID `json:"blob"`   // the content; for "removed", the last recorded
 }
 
 // NarrativeChanges compares the narrative files with what the commits up
-// to head recorded. With w non-nil the changed contents are stored in it
+// to heads recorded. With w non-nil the changed contents are stored in it
 // as blobs; otherwise they are only hashed.
-func (r *Repo) NarrativeChanges(ctx context.Context, head object.ID, w object.StreamPutter) ([]Change, error) {
-	state, err := r.NarrativeAt(ctx, head)
+func (r *Repo) NarrativeChanges(ctx context.Context, w object.StreamPutter, heads ...object.ID) ([]Change, error) {
+	state, err := r.NarrativeAt(ctx, heads...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +78,9 @@ func (r *Repo) NarrativeChanges(ctx context.Context, head object.ID, w object.St
 		return nil, err
 	}
 	var out []Change
+	present := make(map[string]bool, len(files))
 	for i, f := range files {
+		present[f.Path] = true
 		old, seen := state[f.Path]
 		if seen && old.BlobID == ids[i] {
 			continue
@@ -82,6 +91,12 @@ func (r *Repo) NarrativeChanges(ctx context.Context, head object.ID, w object.St
 		}
 		out = append(out, Change{Path: f.Path, Role: f.Role, Stream: f.Stream, Status: status, Blob: ids[i]})
 	}
+	for p, nr := range state {
+		if !present[p] {
+			out = append(out, Change{Path: p, Role: nr.Role, Stream: nr.Stream, Status: "removed", Blob: nr.BlobID})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
 
@@ -96,8 +111,8 @@ type CommitOptions struct {
 	NoNarrative bool
 	// AllowEmpty makes a commit even when no narrative changed.
 	AllowEmpty bool
-	// Always lists narrative paths to record even if unchanged (design
-	// §8.5: today's log, the active task).
+	// Always lists more narrative paths to record even if unchanged;
+	// today's log of every stream is always recorded (design §8.5).
 	Always []string
 }
 
@@ -152,7 +167,7 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 	b := w.Objects.NewBatch()
 	defer b.Abort() // a no-op after Commit
 	if !opts.NoNarrative {
-		if res.Changes, err = w.NarrativeChanges(ctx, head, b); err != nil {
+		if res.Changes, err = w.NarrativeChanges(ctx, b, head); err != nil {
 			return nil, err
 		}
 	}
@@ -173,13 +188,13 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 		}
 	}
 	for _, ch := range res.Changes {
-		refsByPath[ch.Path] = object.NarrativeRef{Path: ch.Path, Stream: ch.Stream, Role: ch.Role, BlobID: ch.Blob}
+		refsByPath[ch.Path] = object.NarrativeRef{Path: ch.Path, Stream: ch.Stream, Role: ch.Role, BlobID: ch.Blob, Deleted: ch.Status == "removed"}
 	}
 	if len(res.Changes) == 0 && !opts.AllowEmpty && !opts.Amend {
 		return res, nil
 	}
-	if !opts.NoNarrative && len(opts.Always) > 0 {
-		w.addAlways(b, opts.Always, refsByPath)
+	if !opts.NoNarrative {
+		w.addAlways(b, append(w.todaysLogs(), opts.Always...), refsByPath)
 	}
 	for _, nr := range refsByPath {
 		c.NarrativeRefs = append(c.NarrativeRefs, nr)
@@ -197,6 +212,22 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 	}
 	res.Committed, res.ID, res.Commit = true, id, c
 	return res, nil
+}
+
+// todaysLogs returns today's (UTC) log of every stream that has one.
+func (w *Writer) todaysLogs() []string {
+	day := w.Clock.Now().UTC().Format("2006-01-02") + ".md"
+	files, err := w.Narrative().Files()
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, f := range files {
+		if f.Role == "log" && path.Base(f.Path) == day && path.Base(path.Dir(f.Path)) == "log" {
+			out = append(out, f.Path)
+		}
+	}
+	return out
 }
 
 // addAlways records the given narrative paths, if they exist, even when

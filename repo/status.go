@@ -61,12 +61,14 @@ func (r *Repo) Status(ctx context.Context) (*Status, error) {
 		if c, err := r.ReadCommit(st.Heads[0]); err == nil {
 			st.Message = c.Message
 		}
-		if st.Changes, err = r.NarrativeChanges(ctx, st.Heads[0], nil); err != nil {
-			return nil, err
-		}
-		if st.Changes == nil {
-			st.Changes = []Change{}
-		}
+	}
+	// After a git merge the narrative is compared with what all heads
+	// recorded together: what the next commit would record.
+	if st.Changes, err = r.NarrativeChanges(ctx, nil, st.Heads...); err != nil {
+		return nil, err
+	}
+	if st.Changes == nil {
+		st.Changes = []Change{}
 	}
 	if stage, err := r.Refs.Heads("STAGE"); err == nil && len(stage) == 1 {
 		st.Stage = &stage[0]
@@ -147,7 +149,7 @@ func (r *Repo) NodeHistory(ctx context.Context, starts []object.ID, id narrative
 			continue
 		}
 		for _, nr := range e.Commit.NarrativeRefs {
-			if path != "" && nr.Path != path {
+			if nr.Deleted || path != "" && nr.Path != path {
 				continue
 			}
 			n, err := r.nodeInBlob(nr, id)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -141,6 +142,7 @@ func (r *Repo) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) 
 	}
 	r.verifyRefs(rep, infos)
 	r.findTemps(rep)
+	r.checkAttributes(rep)
 	// Narrative files are edited by hand: one that does not parse is a
 	// warning to fix, not damage to the store.
 	if cat, err := r.Narrative().Load(); err == nil {
@@ -232,6 +234,20 @@ func (r *Repo) verifyRefs(rep *Report, infos map[object.ID]object.Info) {
 	if target, err := r.Refs.Target(); err == nil {
 		if _, err := r.Refs.Heads(target); err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: "HEAD", Err: fmt.Errorf("HEAD names %s: %w", target, err)})
+		}
+	}
+}
+
+// checkAttributes warns when a store shared through git lacks a line of
+// the .gitattributes this version writes (a store made by an older ctx).
+func (r *Repo) checkAttributes(rep *Report) {
+	have, err := os.ReadFile(filepath.Join(r.Root, ".gitattributes"))
+	if err != nil {
+		return // a --no-git store, or none at all: nothing to merge
+	}
+	for _, line := range strings.Split(GitAttributes, "\n") {
+		if line != "" && !strings.HasPrefix(line, "#") && !strings.Contains(string(have), line) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf(".gitattributes lacks %q, which git merges of the store need: add that line", line))
 		}
 	}
 }

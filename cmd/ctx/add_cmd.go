@@ -59,11 +59,10 @@ func (a *nodeArgs) Validate() error {
 func (a *nodeArgs) add(app *App, w *repo.Writer, t narrative.Type) error {
 	content := a.Text
 	if a.Stdin {
-		b, err := io.ReadAll(io.LimitReader(app.Stdin, 16<<20))
-		if err != nil {
+		var err error
+		if content, err = readContent(app.Stdin); err != nil {
 			return err
 		}
-		content = string(b)
 	}
 	if a.Body != "" {
 		content += "\n\n" + a.Body
@@ -88,14 +87,32 @@ func (a *nodeArgs) add(app *App, w *repo.Writer, t narrative.Type) error {
 		}
 	}
 	n, err := w.Narrative().Add(in)
-	if err != nil {
+	if n == nil && err != nil {
 		return err
+	}
+	if err != nil {
+		// The node exists; only its journal line is missing. Failing now
+		// would invite a retry that makes a second node.
+		fmt.Fprintf(app.Stderr, "ctx: warning: %s was added, but its journal line was not: %s\n", n.ID, message(err))
 	}
 	if len(n.Content) > narrative.MaxRecommendedContent {
 		fmt.Fprintf(app.Stderr, "ctx: warning: large content (%d bytes, ~%d tokens): it costs that much in every context it enters\n", len(n.Content), n.Tokens())
 	}
 	app.printf("%s\n", n.ID)
 	return app.emit(viewOf(w.Repo, n))
+}
+
+// readContent reads node content from r, refusing more than a node may
+// hold rather than cutting it.
+func readContent(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, narrative.MaxContent+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > narrative.MaxContent {
+		return "", fmt.Errorf("%w: standard input holds more than the %d MiB a node may hold", narrative.ErrInvalidContent, narrative.MaxContent>>20)
+	}
+	return string(b), nil
 }
 
 type addNote struct{ nodeArgs }
@@ -154,14 +171,24 @@ type addSource struct{ nodeArgs }
 // Run adds the node.
 func (c *addSource) Run(app *App, w *repo.Writer) error { return c.add(app, w, narrative.Source) }
 
-// addNode is `ctx add --type TYPE "text"`, the node-graph form.
+// addNode is `ctx add --type TYPE "text"`, the node-graph form. It also
+// catches `ctx add WORD "text"` where WORD is no type, to say which types
+// there are.
 type addNode struct {
-	Type string `required:"" placeholder:"TYPE" help:"fact, decision, pattern, observation (note), hypothesis, open-question (question), task, summary or source."`
+	Type string `placeholder:"TYPE" help:"fact, decision, pattern, observation (note), hypothesis, open-question (question), task, summary or source."`
 	nodeArgs
+	Rest []string `arg:"" optional:"" hidden:""`
 }
 
 // Validate checks the type and the arguments.
 func (c *addNode) Validate() error {
+	if c.Type == "" {
+		_, err := narrative.ParseType(c.Text)
+		return fmt.Errorf("%w; write ctx add TYPE \"text\" or ctx add --type TYPE \"text\"", err)
+	}
+	if len(c.Rest) > 0 {
+		return fmt.Errorf("unexpected argument %q", c.Rest[0])
+	}
 	if _, err := narrative.ParseType(c.Type); err != nil {
 		return err
 	}

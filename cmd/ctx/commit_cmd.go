@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/ctx-dev/ctx/repo"
@@ -51,10 +50,8 @@ func (c *CommitCmd) Run(app *App, w *repo.Writer) error {
 	if msg == "" {
 		return &usageError{err: fmt.Errorf("empty commit message"), cmd: "commit"}
 	}
-	today := path.Join("log", app.Clock.Now().UTC().Format("2006-01-02")+".md")
 	res, err := w.Commit(app.Ctx, repo.CommitOptions{
 		Message: msg, Author: c.Author, Amend: c.Amend, NoNarrative: c.NoNarrative, AllowEmpty: c.AllowEmpty,
-		Always: []string{today},
 	})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/narrative"
@@ -37,7 +38,7 @@ var (
 	codeRefDiverged     = code{"E014", "RefDiverged", 34, "a git merge left several heads: run `ctx reconcile` to merge them into one commit"}
 	codeInvalidArgument = code{"E015", "InvalidArgument", 2, "see `ctx --help`"}
 	codeConfigInvalid   = code{"E016", "ConfigInvalid", 36, "fix .ctx/config.toml; docs/FORMAT.md lists every key"}
-	codeAmbiguousID     = code{"E017", "AmbiguousID", 37, "give more hex digits of the id"}
+	codeAmbiguousID     = code{"E017", "AmbiguousID", 37, "give more characters of the id; the error lists the candidates"}
 	codeRefCorrupt      = code{"E018", "RefCorrupt", 38, "restore the file from git (`git checkout -- .ctx/refs .ctx/HEAD`); HEAD must hold `ref: refs/main`; a bad head goes with `ctx update-ref -d REF ID`"}
 	codeNodeNotFound    = code{"E019", "NodeNotFound", 39, "list the nodes with `ctx list` (--include-deleted for deleted ones)"}
 	codeInterrupted     = code{"", "Interrupted", 130, ""}
@@ -67,8 +68,8 @@ func classify(err error) code {
 		return codeInterrupted
 	case errors.As(err, &ue):
 		c := codeInvalidArgument
-		if ue.cmd != "" {
-			c.Hint = "see `ctx " + ue.cmd + " --help`"
+		if cmd := strings.TrimSuffix(ue.cmd, " node"); cmd != "" { // "add node" is add's hidden --type form
+			c.Hint = "see `ctx " + cmd + " --help`"
 		}
 		return c
 	case errors.Is(err, object.ErrHashMismatch):
@@ -126,7 +127,8 @@ var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|narrative|lockfile
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").
 func message(err error) string {
-	return pkgPrefix.ReplaceAllString(err.Error(), "$1")
+	s := pkgPrefix.ReplaceAllString(err.Error(), "$1")
+	return strings.Replace(s, "add node: ", "add: ", 1) // add's hidden --type form
 }
 
 // fail reports err on stderr and returns the exit status.

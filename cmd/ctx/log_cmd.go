@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -37,10 +38,14 @@ func (c *LogCmd) Validate() error {
 // Run prints the history, newest first.
 func (c *LogCmd) Run(app *App, r *repo.Repo) error {
 	var starts []object.ID
-	if len(c.Revs) == 1 {
+	if len(c.Revs) == 1 && !isRef(r, c.Revs[0]) {
+		// A node id (or prefix) shows the node's versions. A full id of a
+		// node whose file is gone is looked up in history.
 		if cat, err := r.Narrative().Load(); err == nil {
 			if n, err := cat.Resolve(c.Revs[0]); err == nil {
-				return c.nodeLog(app, r, n)
+				return c.nodeLog(app, r, n.ID, n.Path)
+			} else if id, perr := narrative.ParseID(c.Revs[0]); perr == nil && errors.Is(err, narrative.ErrNotFound) {
+				return c.nodeLog(app, r, id, "")
 			}
 		}
 	}
@@ -103,23 +108,41 @@ func (c *LogCmd) Run(app *App, r *repo.Repo) error {
 		if e.Commit != nil && len(e.Commit.NarrativeRefs) > 0 {
 			fmt.Fprintln(out)
 			for _, nr := range e.Commit.NarrativeRefs {
-				fmt.Fprintf(out, "  narrative/%s\n", nr.Path)
+				if nr.Deleted {
+					fmt.Fprintf(out, "  narrative/%s (removed)\n", nr.Path)
+				} else {
+					fmt.Fprintf(out, "  narrative/%s\n", nr.Path)
+				}
 			}
 		}
 	}
 	return out.Flush()
 }
 
+// isRef reports whether s names an existing ref (HEAD, STAGE, main, …),
+// which goes before a node id of the same spelling.
+func isRef(r *repo.Repo, s string) bool {
+	n, err := refs.ParseName(s)
+	if err != nil {
+		return false
+	}
+	_, err = r.Refs.Heads(n)
+	return err == nil
+}
+
 // nodeLog prints the versions of a node that commits recorded, newest
-// first.
-func (c *LogCmd) nodeLog(app *App, r *repo.Repo, n *narrative.Node) error {
+// first. path is the node's file, or "" when it is gone.
+func (c *LogCmd) nodeLog(app *App, r *repo.Repo, id narrative.ID, path string) error {
 	heads, err := r.Heads(refs.HEAD)
 	if err != nil {
 		return err
 	}
-	versions, err := r.NodeHistory(app.Ctx, heads, n.ID, n.Path)
+	versions, err := r.NodeHistory(app.Ctx, heads, id, path)
 	if err != nil {
 		return err
+	}
+	if len(versions) == 0 && path == "" {
+		return fmt.Errorf("%w: %s is in no file and no commit", narrative.ErrNotFound, id)
 	}
 	if c.Limit > 0 && len(versions) > c.Limit {
 		versions = versions[:c.Limit]
@@ -131,7 +154,11 @@ func (c *LogCmd) nodeLog(app *App, r *repo.Repo, n *narrative.Node) error {
 		return app.emit(versions)
 	}
 	out := bufio.NewWriter(app.Stdout)
-	fmt.Fprintf(out, "node %s (%s), file .ctx/narrative/%s: %s recorded\n", n.ID, n.Type, n.Path, plural(len(versions), "version"))
+	where := ".ctx/narrative/" + path
+	if path == "" {
+		where = "no longer in the narrative"
+	}
+	fmt.Fprintf(out, "node %s, %s: %s recorded\n", id, where, plural(len(versions), "version"))
 	for _, v := range versions {
 		subject, _, _ := strings.Cut(v.Message, "\n")
 		state := "active"
@@ -142,8 +169,12 @@ func (c *LogCmd) nodeLog(app *App, r *repo.Repo, n *narrative.Node) error {
 			state = "superseded by " + string(v.Node.SupersededBy)
 		}
 		fmt.Fprintf(out, "\ncommit %s  %s  %s\n", v.Commit.Short(), time.Unix(v.Time, 0).UTC().Format("2006-01-02 15:04:05"), subject)
-		fmt.Fprintf(out, "  %s (%s, %s) [%s]\n", v.Node.Title, v.Node.Type, state, strings.Join(v.Node.Tags, " "))
+		tags := ""
+		if len(v.Node.Tags) > 0 {
+			tags = " [" + strings.Join(v.Node.Tags, " ") + "]"
+		}
+		fmt.Fprintf(out, "  %s (%s, %s)%s\n", v.Node.Title, v.Node.Type, state, tags)
 	}
-	fmt.Fprintf(out, "\n(ctx show %s@COMMIT shows a version in full)\n", n.ID)
+	fmt.Fprintf(out, "\n(ctx show %s@COMMIT shows a version in full)\n", id)
 	return out.Flush()
 }

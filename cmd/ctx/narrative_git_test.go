@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,6 +32,8 @@ func TestGitMergeOfNarrative(t *testing.T) {
 	c(origin, "2026-11-22T08:00:00Z", "init")
 	shared := c(origin, "2026-11-22T08:00:00Z", "add", "fact", "The service listens on port 8080", "--body", "Set in config.go.\n\nThe port is fixed.", "-t", "tier:reference")
 	doomed := c(origin, "2026-11-22T08:00:00Z", "add", "hypothesis", "The cache is too small")
+	cycA := c(origin, "2026-11-22T08:00:00Z", "add", "pattern", "Retry in the client")
+	cycB := c(origin, "2026-11-22T08:00:00Z", "add", "pattern", "Retry in the server")
 	c(origin, "2026-11-22T08:00:00Z", "commit", "-m", "Start")
 	g(origin, "add", "-A")
 	g(origin, "commit", "-q", "-m", "Add ctx store")
@@ -54,9 +57,11 @@ func TestGitMergeOfNarrative(t *testing.T) {
 		c(dir, date, "update", shared, "--meta", "owner="+who)
 		if who == "ada" {
 			c(dir, date, "supersede", doomed, ids[0])
+			c(dir, date, "supersede", cycA, cycB)
 			adaIDs = ids
 		} else {
 			c(dir, date, "delete", doomed)
+			c(dir, date, "supersede", cycB, cycA)
 			bobIDs = ids
 		}
 		// A hand edit, each in a different place of the shared node's file.
@@ -84,6 +89,27 @@ func TestGitMergeOfNarrative(t *testing.T) {
 
 	g(ada, "pull", "-q", "--no-rebase", "--no-edit", bob, "main")
 	g(bob, "pull", "-q", "--no-rebase", "--no-edit", ada, "main")
+	// Both merged clones compute the same state (git put the union-merged
+	// lines in different orders on each side).
+	var states []string
+	for _, dir := range []string{ada, bob} {
+		var nodes []map[string]any
+		out := c(dir, "2026-11-22T11:00:00Z", "--json", "list", "--include-superseded", "--include-deleted")
+		if err := json.Unmarshal([]byte(out), &nodes); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, n := range nodes {
+			for _, k := range []string{"id", "type", "content", "tags", "meta", "deleted", "superseded_by", "updated"} {
+				fmt.Fprintf(&b, "%s=%v ", k, n[k])
+			}
+			b.WriteString("\n")
+		}
+		states = append(states, b.String())
+	}
+	if states[0] != states[1] {
+		t.Errorf("the merged clones disagree:\nada:\n%s\nbob:\n%s", states[0], states[1])
+	}
 	for _, dir := range []string{ada, bob} {
 		name := filepath.Base(dir)
 		if st := g(dir, "status", "--porcelain"); st != "" {
@@ -131,16 +157,27 @@ func TestGitMergeOfNarrative(t *testing.T) {
 		if !d.Deleted || d.SupersededBy != adaIDs[0] {
 			t.Errorf("%s: doomed hypothesis: deleted %v, superseded by %q", name, d.Deleted, d.SupersededBy)
 		}
+		if nodes[byID[cycA]].SupersededBy != cycB || nodes[byID[cycB]].SupersededBy != cycA {
+			t.Errorf("%s: the two supersedes of the patterns did not both survive", name)
+		}
+		// Before anything is committed, status compares with both heads:
+		// the union-merged journals are changes to commit.
+		st := c(dir, "2026-11-22T11:00:00Z", "status")
+		if !strings.Contains(st, "modified  log/2026-11-22.md") || !strings.Contains(st, "modified  decisions.md") {
+			t.Errorf("%s: status after the merge:\n%s", name, st)
+		}
+		// Each superseded one pattern by the other: a cycle, reported;
+		// supersede still works (and does not loop), and undoing one
+		// supersede clears it.
+		if !strings.Contains(st, "supersede cycle") {
+			t.Errorf("%s: the supersede cycle is not reported:\n%s", name, st)
+		}
+		c(dir, "2026-11-22T11:00:00Z", "supersede", doomed, cycB)
+		c(dir, "2026-11-22T11:00:00Z", "supersede", "--undo", cycA)
 		if st := c(dir, "2026-11-22T11:00:00Z", "status"); strings.Contains(st, "problems:") {
 			t.Errorf("%s: narrative problems after the merge:\n%s", name, st)
 		}
 		c(dir, "2026-11-22T11:00:00Z", "verify")
-	}
-	// Both sides list the same state, and reconcile to the same commit.
-	la := c(ada, "2026-11-22T11:00:00Z", "--json", "list", "--include-superseded", "--include-deleted")
-	lb := c(bob, "2026-11-22T11:00:00Z", "--json", "list", "--include-superseded", "--include-deleted")
-	if la != lb {
-		t.Errorf("the merged clones disagree:\nada: %s\nbob: %s", la, lb)
 	}
 	c(ada, "2026-11-22T12:00:00Z", "commit", "-m", "After the merge")
 	log := c(ada, "1", "log", "--oneline")

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/ctx-dev/ctx/narrative"
@@ -137,17 +136,16 @@ func (c *UpdateCmd) Validate() error {
 	if c.Content != "" && c.Stdin {
 		return fmt.Errorf("give --content or --stdin, not both")
 	}
+	if c.Body != "" && c.Content == "" && !c.Stdin {
+		return fmt.Errorf("--body goes with --content or --stdin")
+	}
 	if c.Type != "" {
 		if _, err := narrative.ParseType(c.Type); err != nil {
 			return err
 		}
 	}
 	for _, m := range c.Meta {
-		k, _, ok := strings.Cut(m, "=")
-		if !ok {
-			return fmt.Errorf("--meta %q is not KEY=VALUE", m)
-		}
-		if _, _, err := narrative.ParseMeta(k + "=x"); err != nil {
+		if _, _, err := narrative.ParseMeta(m); err != nil {
 			return err
 		}
 	}
@@ -163,13 +161,11 @@ func (c *UpdateCmd) Run(app *App, w *repo.Writer) error {
 	sp := w.Narrative()
 	content := c.Content
 	if c.Stdin {
-		b, err := io.ReadAll(io.LimitReader(app.Stdin, 16<<20))
-		if err != nil {
+		if content, err = readContent(app.Stdin); err != nil {
 			return err
 		}
-		content = string(b)
 	}
-	if content != "" {
+	if c.Stdin || content != "" {
 		if c.Body != "" {
 			content += "\n\n" + c.Body
 		}
@@ -186,28 +182,20 @@ func (c *UpdateCmd) Run(app *App, w *repo.Writer) error {
 		}
 	}
 	for _, m := range c.Meta {
-		k, v, _ := strings.Cut(m, "=")
-		k = strings.ToLower(strings.TrimSpace(k))
-		if n.Meta[k] == strings.TrimSpace(v) {
+		k, v, _ := narrative.ParseMeta(m)
+		if n.Meta[k] == v {
 			continue // already so
 		}
-		if _, err := sp.Change(n, narrative.OpMeta, k+"="+strings.TrimSpace(v)); err != nil {
+		if _, err := sp.Change(n, narrative.OpMeta, k+"="+v); err != nil {
 			return err
 		}
 	}
-	return reshow(app, w.Repo, n.ID)
+	return reshow(app, w.Repo, n)
 }
 
-// reshow prints a node's id (or, with --json, the node) after a change.
-func reshow(app *App, r *repo.Repo, id narrative.ID) error {
-	cat, err := r.Narrative().Load()
-	if err != nil {
-		return err
-	}
-	n, err := cat.Resolve(string(id))
-	if err != nil {
-		return err
-	}
+// reshow prints a node's id (or, with --json, the node) after a change;
+// Change and Edit keep the node up to date.
+func reshow(app *App, r *repo.Repo, n *narrative.Node) error {
 	app.printf("%s\n", n.ID)
 	return app.emit(viewOf(r, n))
 }
@@ -234,7 +222,9 @@ func (c *DeleteCmd) Run(app *App, w *repo.Writer) error {
 			continue
 		}
 		seen[x.ID] = true
-		if !x.Deleted {
+		if x.Deleted {
+			app.printf("%s was deleted already\n", x.ID)
+		} else {
 			if _, err := w.Narrative().Change(x, narrative.OpDelete, ""); err != nil {
 				return err
 			}
@@ -267,7 +257,7 @@ func (c *RestoreCmd) Run(app *App, w *repo.Writer) error {
 			return err
 		}
 	}
-	return reshow(app, w.Repo, n.ID)
+	return reshow(app, w.Repo, n)
 }
 
 // TagCmd is `ctx tag`.
@@ -321,7 +311,7 @@ func retag(app *App, w *repo.Writer, id string, tags []string, op narrative.Op) 
 			return err
 		}
 	}
-	return reshow(app, w.Repo, n.ID)
+	return reshow(app, w.Repo, n)
 }
 
 // TagsCmd is `ctx tags`.
@@ -344,8 +334,17 @@ func (c *TagsCmd) Run(app *App, r *repo.Repo) error {
 
 // SupersedeCmd is `ctx supersede`.
 type SupersedeCmd struct {
-	Old string `arg:"" placeholder:"OLD" help:"The node replaced."`
-	New string `arg:"" placeholder:"NEW" help:"The node replacing it."`
+	Old  string `arg:"" placeholder:"OLD" help:"The node replaced."`
+	New  string `arg:"" optional:"" placeholder:"NEW" help:"The node replacing it."`
+	Undo bool   `help:"Undo: OLD is no longer superseded (give no NEW)."`
+}
+
+// Validate checks the arguments.
+func (c *SupersedeCmd) Validate() error {
+	if c.Undo != (c.New == "") {
+		return fmt.Errorf("give OLD NEW, or --undo OLD")
+	}
+	return nil
 }
 
 // Run marks OLD superseded by NEW: OLD drops out of default listings and
@@ -354,6 +353,15 @@ func (c *SupersedeCmd) Run(app *App, w *repo.Writer) error {
 	cat, old, err := resolveNode(app, w.Repo, c.Old)
 	if err != nil {
 		return err
+	}
+	if c.Undo {
+		if old.SupersededBy != "" {
+			if _, err := w.Narrative().Change(old, narrative.OpUnsupersede, ""); err != nil {
+				return err
+			}
+		}
+		app.printf("%s is not superseded\n", old.ID)
+		return app.emit(map[string]any{"old": old.ID, "new": nil})
 	}
 	nw, err := cat.Resolve(c.New)
 	if err != nil {
@@ -365,8 +373,12 @@ func (c *SupersedeCmd) Run(app *App, w *repo.Writer) error {
 	case nw.Deleted:
 		return &usageError{err: fmt.Errorf("%s is deleted: restore it first (ctx restore %s)", nw.ID, nw.ID), cmd: "supersede"}
 	}
-	// No cycles: NEW must not be (transitively) superseded by OLD.
-	for x := nw; x.SupersededBy != ""; {
+	// No cycles: NEW must not be (transitively) superseded by OLD. The
+	// chain may already loop (two teammates superseded each other's
+	// nodes): stop at a node seen before.
+	seen := map[narrative.ID]bool{}
+	for x := nw; x.SupersededBy != "" && !seen[x.ID]; {
+		seen[x.ID] = true
 		if x.SupersededBy == old.ID {
 			return &usageError{err: fmt.Errorf("%s is already superseded by %s: that would make a cycle", nw.ID, old.ID), cmd: "supersede"}
 		}

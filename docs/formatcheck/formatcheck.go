@@ -880,7 +880,7 @@ func (s *schema) narrativeRefs(get func(string) (Value, bool), where string) err
 	}
 	for i, e := range a {
 		w := fmt.Sprintf("%s.narrative_refs[%d]", where, i)
-		g, err := s.body(w, e, "path", "stream", "role", "blob_id")
+		g, err := s.body(w, e, "path", "stream", "role", "blob_id", "deleted")
 		if err != nil {
 			return err
 		}
@@ -899,6 +899,10 @@ func (s *schema) narrativeRefs(get func(string) (Value, bool), where string) err
 		}
 		if err := s.reqID(g, w, "blob_id", "blob", "E001"); err != nil {
 			return err
+		}
+		// §4.2: an optional bool, present only when true.
+		if d, ok := g("deleted"); ok && !(d.Kind == KSimple && d.U == 21) {
+			return fmt.Errorf("%s.deleted: present but not true", w)
 		}
 	}
 	return nil

@@ -70,6 +70,34 @@ func SyncDir(dir string) error {
 	return nil
 }
 
+// MkdirAll creates dir and any missing parents, and fsyncs the parent of
+// each directory it creates, so that a file later written durably inside
+// cannot be lost with a directory entry that was never synced.
+func MkdirAll(dir string) error {
+	var missing []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	for _, d := range missing {
+		if err := SyncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Remove deletes path and fsyncs its directory. A missing file is not an
 // error.
 func Remove(path string) error {
