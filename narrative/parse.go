@@ -178,6 +178,7 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 	raw = strings.TrimSuffix(strings.TrimRight(raw, " \t\r\n"), "-->")
 	n := &Node{Meta: map[string]string{}, Line: first}
 	var haveID, haveType, badID, badType bool
+	var written time.Time
 	for i, line := range strings.Split(raw, "\n") {
 		ln := first + i
 		line = strings.TrimSpace(line)
@@ -229,6 +230,17 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 			if n.Created.IsZero() || t.Before(n.Created) {
 				n.Created = t.UTC()
 			}
+		case k == "updated":
+			// §8.6 lists it; ctx derives the time from events, but a person
+			// may write one: the later of the two counts.
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				bad("updated: %q is not an RFC 3339 time like 2026-01-20T10:00:00Z", v)
+				continue
+			}
+			if t.After(written) {
+				written = t.UTC()
+			}
 		case k == "tags":
 			for _, t := range splitList(v) {
 				tag, err := ParseTag(t)
@@ -261,7 +273,7 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 			}
 			n.Meta[key] = v
 		default:
-			bad("unknown key %q (known: id, type, created, tags, derived-from, mentions, meta.KEY)", k)
+			bad("unknown key %q (known: id, type, created, updated, tags, derived-from, mentions, meta.KEY)", k)
 		}
 	}
 	if !haveID || !haveType {
@@ -274,6 +286,9 @@ func parseHeader(path string, src []byte, sp span) (*Node, []Problem) {
 		return nil, probs
 	}
 	n.Updated = n.Created
+	if written.After(n.Updated) {
+		n.Updated = written
+	}
 	return n, probs
 }
 

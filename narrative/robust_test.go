@@ -131,3 +131,11 @@ func TestSupersedeCycle(t *testing.T) {
 		t.Fatalf("problems %v", cat.Problems)
 	}
 }
+
+func TestUpdatedKey(t *testing.T) {
+	src := "# T\n\n<!-- ctx:node\nid: 0123456789\ntype: fact\ncreated: 2026-01-01T00:00:00Z\nupdated: 2026-02-01T00:00:00Z\n-->\n"
+	n, probs := ParseNode("facts/x.md", []byte(src))
+	if n == nil || len(probs) > 0 || !n.Updated.Equal(time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("node %+v, problems %v", n, probs)
+	}
+}
