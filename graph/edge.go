@@ -165,7 +165,16 @@ func contains[T comparable](list []T, v T) bool {
 type NodeID struct {
 	Kind NodeKind  `json:"kind"`
 	ID   object.ID `json:"id"`
+	// Key is the human name the ID derives from (a narrative node id, a
+	// file path, a symbol's stable key, a commit id), so that any reader
+	// can show the node without a lookup; optional.
+	Key string `json:"key,omitempty"`
 }
+
+// A node's identity is its ID alone: ids of different kinds of node are
+// derived in separate domains (node.go), so they cannot meet, and a
+// narrative node whose type changes (kind task → decision) stays the same
+// node. Kind and Key describe the node; readers take the first they see.
 
 // Span is a region of a source file: 1-based lines, 1-based byte columns,
 // the end inclusive.
@@ -202,20 +211,56 @@ type Edge struct {
 	Evidence Evidence `json:"evidence"`
 }
 
-// EdgeBatch is the immutable set of edges created in one operation.
-// Stored under the type name "edge_batch".
+// EdgeBatch is the immutable set of edges created in one operation, and of
+// edges it removes. Stored under the type name "edge_batch".
 type EdgeBatch struct {
 	Edges []Edge `json:"edges"`
 	// CreatedAt is the creation time in seconds since the Unix epoch.
 	CreatedAt int64 `json:"created_at"`
+	// Tombstones remove edges: every edge with the same from, to and label
+	// that the batch's commit could see (added by its ancestors, or by
+	// earlier batches of the same commit, or by this batch). An edge added
+	// concurrently on another line of history survives (add wins); see
+	// docs/FORMAT.md §4.5. Optional.
+	Tombstones []Tombstone `json:"tombstones,omitempty"`
 }
+
+// Tombstone names the edges an unlink removes.
+type Tombstone struct {
+	From  NodeID `json:"from"`
+	To    NodeID `json:"to"`
+	Label Label  `json:"label"`
+	// Evidence says who removed them and why.
+	Evidence Evidence `json:"evidence"`
+}
+
+// EdgeKey is what identifies an edge for adding and removing it.
+type EdgeKey struct {
+	From, To object.ID
+	Label    Label
+}
+
+// Key returns the edge's key.
+func (e *Edge) Key() EdgeKey { return EdgeKey{e.From.ID, e.To.ID, e.Label} }
+
+// Key returns the key of the edges the tombstone removes.
+func (t *Tombstone) Key() EdgeKey { return EdgeKey{t.From.ID, t.To.ID, t.Label} }
 
 // TypeName returns "edge_batch".
 func (*EdgeBatch) TypeName() string { return "edge_batch" }
 
-// Links returns the commits and blobs the edges' evidence names.
+// Links returns the commits and blobs the evidence of the edges and
+// tombstones names.
 func (b *EdgeBatch) Links() []object.Link {
 	var ls []object.Link
+	for i, t := range b.Tombstones {
+		if t.Evidence.CommitID != nil {
+			ls = append(ls, object.Link{Field: fmt.Sprintf("tombstones[%d].evidence.commit_id", i), ID: *t.Evidence.CommitID, Kind: object.KindTyped, Type: "commit"})
+		}
+		if t.Evidence.BlobID != nil {
+			ls = append(ls, object.Link{Field: fmt.Sprintf("tombstones[%d].evidence.blob_id", i), ID: *t.Evidence.BlobID, Kind: object.KindBlob})
+		}
+	}
 	for i, e := range b.Edges {
 		if e.Evidence.CommitID != nil {
 			ls = append(ls, object.Link{Field: fmt.Sprintf("edges[%d].evidence.commit_id", i), ID: *e.Evidence.CommitID, Kind: object.KindTyped, Type: "commit"})
@@ -232,6 +277,12 @@ func (b *EdgeBatch) Validate() error {
 	for i := range b.Edges {
 		if err := b.Edges[i].Validate(); err != nil {
 			return fmt.Errorf("edges[%d]: %w", i, err)
+		}
+	}
+	for i, t := range b.Tombstones {
+		e := Edge{From: t.From, To: t.To, Label: t.Label, Evidence: t.Evidence}
+		if err := e.Validate(); err != nil {
+			return fmt.Errorf("tombstones[%d]: %w", i, err)
 		}
 	}
 	return nil

@@ -252,8 +252,8 @@ func (s *Store) Update(n Name, id object.ID, exp Expect) error {
 		return err
 	}
 	if !slices.Contains(cur, id) {
-		if err := s.mkdirs(dir); err != nil {
-			return err
+		if err := atomicfile.MkdirAll(dir); err != nil {
+			return fmt.Errorf("refs: %w", err)
 		}
 		h := id.String()
 		if err := atomicfile.Write(filepath.Join(dir, h), []byte(h+"\n"), 0o644); err != nil {
@@ -310,33 +310,6 @@ func (s *Store) removeHeads(n Name, dir string, heads []object.ID, keep object.I
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("refs: update %s: %w", n, err)
-	}
-	return nil
-}
-
-// mkdirs creates a ref directory and fsyncs each parent that gained an
-// entry.
-func (s *Store) mkdirs(dir string) error {
-	if _, err := os.Stat(dir); err == nil {
-		return nil
-	}
-	var missing []string
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(d); err == nil {
-			break
-		}
-		missing = append(missing, d)
-		if d == s.root || filepath.Dir(d) == d {
-			break
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("refs: %w", err)
-	}
-	for _, d := range missing {
-		if err := atomicfile.SyncDir(filepath.Dir(d)); err != nil {
-			return fmt.Errorf("refs: %w", err)
-		}
 	}
 	return nil
 }

@@ -1,0 +1,56 @@
+package graph
+
+import (
+	"github.com/zeebo/blake3"
+
+	"github.com/ctx-dev/ctx/object"
+)
+
+// derive hashes a domain and a key into a node's 32-byte id. The domain
+// keeps ids of different kinds of key apart; no object has such an id.
+func derive(domain, key string) object.ID {
+	h := blake3.New()
+	_, _ = h.Write([]byte("ctx node\x00" + domain + "\x00" + key))
+	var id object.ID
+	h.Sum(id[:0])
+	return id
+}
+
+// NarrativeNode is the graph node of a narrative node (knowledge), whose
+// kind follows the node's type ("open-question" → open_question).
+func NarrativeNode(nodeType, id string) NodeID {
+	kind := NodeKind(nodeType)
+	if nodeType == "open-question" {
+		kind = NodeOpenQuestion
+	}
+	return NodeID{Kind: kind, ID: derive("narrative", id), Key: id}
+}
+
+// FileNode is the graph node of a file: its id derives from the repository
+// id and the file's slash-separated path relative to the project root, so
+// every clone computes the same one (design §7.2.1).
+func FileNode(repoID, path string) NodeID {
+	return NodeID{Kind: NodeFile, ID: derive("file\x00"+repoID, path), Key: path}
+}
+
+// ItemNode is the graph node of a code item by its stable key
+// ("net.Client.Connect", "core::net::Client::connect").
+func ItemNode(repoID, key string) NodeID {
+	return NodeID{Kind: NodeItem, ID: derive("item\x00"+repoID, key), Key: key}
+}
+
+// CommitNode is the graph node of a commit: its id is the commit's.
+func CommitNode(id object.ID) NodeID {
+	return NodeID{Kind: NodeCommit, ID: id, Key: id.String()}
+}
+
+// Name is how a node is shown: kind and key, or kind and id.
+func (n NodeID) Name() string {
+	if n.Key != "" {
+		if n.Kind == NodeCommit && len(n.Key) > object.ShortLen {
+			return "commit:" + n.Key[:object.ShortLen]
+		}
+		return string(n.Kind) + ":" + n.Key
+	}
+	return string(n.Kind) + ":" + n.ID.Short()
+}
