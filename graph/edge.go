@@ -110,8 +110,11 @@ func ParseLabel(s string) (Label, error) {
 	for i, l := range Labels {
 		names[i] = string(l)
 	}
-	return "", fmt.Errorf("graph: unknown label %q (valid: %s)", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("%w %q (valid: %s; case, '_' and '-' do not matter)", ErrInvalidLabel, s, strings.Join(names, ", "))
 }
+
+// ErrInvalidLabel means a string names no edge label.
+var ErrInvalidLabel = errors.New("graph: unknown label")
 
 func squash(s string) string {
 	return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s))
@@ -320,5 +323,8 @@ func (e *Edge) Validate() error {
 // Types returns the constructors of the typed objects this package
 // defines, for an object.Registry.
 func Types() []func() object.Typed {
-	return []func() object.Typed{func() object.Typed { return new(EdgeBatch) }}
+	return []func() object.Typed{
+		func() object.Typed { return new(EdgeBatch) },
+		func() object.Typed { return new(SccView) },
+	}
 }

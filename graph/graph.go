@@ -149,6 +149,12 @@ func (g *Graph) Lookup(n object.ID) (int32, bool) {
 // Edge returns edge e.
 func (g *Graph) Edge(e int32) *Edge { return &g.src[g.kept[e]] }
 
+// Source returns the position of edge e in the slice given to New.
+func (g *Graph) Source(e int32) int { return int(g.kept[e]) }
+
+// Label returns the label of edge e.
+func (g *Graph) Label(e int32) Label { return Labels[g.label[e]] }
+
 // Ends returns the numbers of edge e's nodes.
 func (g *Graph) Ends(e int32) (from, to int32) { return g.from[e], g.to[e] }
 
@@ -184,6 +190,7 @@ func ParseDirection(s string) (Direction, bool) {
 // Step is one edge a walk followed.
 type Step struct {
 	Edge  int32 // the edge
+	From  int32 // the node it was followed from
 	Node  int32 // the node reached
 	Depth int   // 1 for a neighbour of the start
 	Out   bool  // the edge was followed forward (from → to)
@@ -206,7 +213,7 @@ func (g *Graph) Walk(start int32, dir Direction, depth int, labels []Label) []St
 					return
 				}
 				seen[other] = true
-				out = append(out, Step{Edge: e, Node: other, Depth: d, Out: forward})
+				out = append(out, Step{Edge: e, From: n, Node: other, Depth: d, Out: forward})
 				next = append(next, other)
 			}
 			if dir&Out != 0 {

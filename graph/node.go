@@ -54,3 +54,9 @@ func (n NodeID) Name() string {
 	}
 	return string(n.Kind) + ":" + n.ID.Short()
 }
+
+// DirectoryNode is the graph node of a directory of the project, by its
+// slash-separated path relative to the project root.
+func DirectoryNode(repoID, path string) NodeID {
+	return NodeID{Kind: NodeDirectory, ID: derive("directory\x00"+repoID, path), Key: path}
+}

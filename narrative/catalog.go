@@ -24,11 +24,11 @@ type Catalog struct {
 // is reported in Catalog.Problems and the rest still loads; a node ID found
 // in two files keeps the first (by path) and reports the second.
 func (s *Space) Load() (*Catalog, error) {
-	c := &Catalog{Nodes: map[ID]*Node{}}
 	files, err := s.Files()
 	if err != nil {
 		return nil, err
 	}
+	c := &Catalog{Nodes: map[ID]*Node{}}
 	for _, f := range files {
 		if !strings.HasSuffix(f.Path, ".md") {
 			continue
@@ -48,23 +48,57 @@ func (s *Space) Load() (*Catalog, error) {
 			c.Problems = append(c.Problems, Problem{Path: f.Path, Msg: msg})
 			continue
 		}
-		n, probs := ParseNode(f.Path, src)
-		c.Problems = append(c.Problems, probs...)
-		if n == nil {
-			continue
-		}
-		if first, dup := c.Nodes[n.ID]; dup {
-			c.Problems = append(c.Problems, Problem{Path: f.Path, Line: n.Line,
-				Msg: fmt.Sprintf("node id %s is also in %s (copied file?): this one is ignored; give it a new id", n.ID, first.Path)})
-			continue
-		}
-		c.Nodes[n.ID] = n
-		c.ids = append(c.ids, n.ID)
+		c.add(f.Path, src)
 	}
-	sort.Slice(c.ids, func(i, j int) bool { return c.ids[i] < c.ids[j] })
-	c.findCycles()
+	c.finish()
 	return c, nil
 }
+
+// FileSource is the content of a narrative file, for CatalogOf.
+type FileSource struct {
+	Path string // relative to narrative/, '/'-separated
+	Src  []byte
+}
+
+// CatalogOf parses narrative files given by content (as a commit recorded
+// them, say) like Load parses the files on disk. Files not ending in .md
+// are skipped.
+func CatalogOf(files []FileSource) *Catalog {
+	files = slices.Clone(files)
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	c := &Catalog{Nodes: map[ID]*Node{}}
+	for _, f := range files {
+		if strings.HasSuffix(f.Path, ".md") {
+			c.add(f.Path, f.Src)
+		}
+	}
+	c.finish()
+	return c
+}
+
+// add parses one file into the catalog; files come in path order.
+func (c *Catalog) add(path string, src []byte) {
+	n, probs := ParseNode(path, src)
+	c.Problems = append(c.Problems, probs...)
+	if n == nil {
+		return
+	}
+	if first, dup := c.Nodes[n.ID]; dup {
+		c.Problems = append(c.Problems, Problem{Path: path, Line: n.Line,
+			Msg: fmt.Sprintf("node id %s is also in %s (copied file?): this one is ignored; give it a new id", n.ID, first.Path)})
+		return
+	}
+	c.Nodes[n.ID] = n
+	c.ids = append(c.ids, n.ID)
+}
+
+func (c *Catalog) finish() {
+	sort.Slice(c.ids, func(i, j int) bool { return c.ids[i] < c.ids[j] })
+	c.findCycles()
+}
+
+// IDs returns every node's ID, sorted.
+func (c *Catalog) IDs() []ID { return c.ids }
 
 // findCycles reports supersede chains that loop back (two teammates each
 // superseded one node by the other): every node in the loop is hidden

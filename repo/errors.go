@@ -29,3 +29,11 @@ var (
 	// kind or type (a commit whose root_tree is a blob, say).
 	ErrWrongTarget = errors.New("repo: reference to the wrong type")
 )
+
+var (
+	// ErrNodeNotFound means a name given for a graph node names none.
+	ErrNodeNotFound = errors.New("repo: no such node")
+	// ErrAmbiguousNode means a name given for a graph node could mean
+	// several; see AmbiguousNodeError.
+	ErrAmbiguousNode = errors.New("repo: ambiguous node name")
+)

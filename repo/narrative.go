@@ -6,7 +6,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
@@ -45,6 +47,27 @@ func (r *Repo) NarrativeAt(ctx context.Context, ids ...object.ID) (map[string]ob
 		}
 	}
 	return state, nil
+}
+
+// CatalogAt returns the narrative as the commits ids and their ancestors
+// recorded it, parsed like the working narrative.
+func (r *Repo) CatalogAt(ctx context.Context, ids ...object.ID) (*narrative.Catalog, error) {
+	state, err := r.NarrativeAt(ctx, ids...)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]narrative.FileSource, 0, len(state))
+	for p, nr := range state {
+		if !strings.HasSuffix(p, ".md") {
+			continue
+		}
+		_, data, err := r.Objects.Get(nr.BlobID)
+		if err != nil {
+			return nil, fmt.Errorf("narrative/%s as recorded: %w", p, err)
+		}
+		files = append(files, narrative.FileSource{Path: p, Src: data})
+	}
+	return narrative.CatalogOf(files), nil
 }
 
 // Change is a narrative file that differs from what the head commit
@@ -114,6 +137,11 @@ type CommitOptions struct {
 	// Always lists more narrative paths to record even if unchanged;
 	// today's log of every stream is always recorded (design §8.5).
 	Always []string
+	// EdgeBatches are edge batches the commit introduces; a commit with
+	// batches is made even when no narrative changed.
+	EdgeBatches []*graph.EdgeBatch
+	// Blobs are stored with the commit: texts the batches' evidence names.
+	Blobs [][]byte
 }
 
 // Validate checks the options.
@@ -190,8 +218,23 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 	for _, ch := range res.Changes {
 		refsByPath[ch.Path] = object.NarrativeRef{Path: ch.Path, Stream: ch.Stream, Role: ch.Role, BlobID: ch.Blob, Deleted: ch.Status == "removed"}
 	}
-	if len(res.Changes) == 0 && !opts.AllowEmpty && !opts.Amend {
+	if len(res.Changes) == 0 && len(opts.EdgeBatches) == 0 && !opts.AllowEmpty && !opts.Amend {
 		return res, nil
+	}
+	for _, data := range opts.Blobs {
+		if _, err := b.Put(object.KindBlob, data); err != nil {
+			return nil, err
+		}
+	}
+	for _, eb := range opts.EdgeBatches {
+		if err := eb.Validate(); err != nil {
+			return nil, fmt.Errorf("%w: edge batch: %w", ErrInvalidArgument, err)
+		}
+		id, err := object.PutTyped(b, eb)
+		if err != nil {
+			return nil, err
+		}
+		c.EdgeBatches = append(c.EdgeBatches, id)
 	}
 	if !opts.NoNarrative {
 		w.addAlways(b, append(w.todaysLogs(), opts.Always...), refsByPath)

@@ -50,6 +50,13 @@ type CLI struct {
 	Untag     UntagCmd     `cmd:"" group:"porcelain" help:"Remove tags from a node."`
 	Tags      TagsCmd      `cmd:"" group:"porcelain" help:"List tags with their node counts."`
 	Supersede SupersedeCmd `cmd:"" group:"porcelain" help:"Mark a node replaced by another."`
+	Summarize SummarizeCmd `cmd:"" group:"porcelain" help:"Add a summary derived from nodes; --archive-sources moves them off-context."`
+	Relate    RelateCmd    `cmd:"" group:"porcelain" help:"Assert an edge: FROM LABEL TO (files, symbols, nodes, commits), committed at once."`
+	Link      LinkCmd      `cmd:"" group:"porcelain" help:"Assert an edge FROM TO --type LABEL (= relate); idempotent."`
+	Unlink    UnlinkCmd    `cmd:"" group:"porcelain" help:"Remove edges from FROM to TO (a tombstone: history keeps them)."`
+	Edges     EdgesCmd     `cmd:"" group:"porcelain" help:"List a node's edges with their evidence."`
+	Trace     TraceCmd     `cmd:"" group:"porcelain" help:"Show what a node derives from or depends on, recursively (--reverse: what depends on it)."`
+	Related   RelatedCmd   `cmd:"" group:"porcelain" help:"Show the nodes within --depth edges of a node."`
 	Status    StatusCmd    `cmd:"" group:"porcelain" help:"Show nodes per type and tier, uncommitted narrative, store size."`
 	Commit    CommitCmd    `cmd:"" group:"porcelain" help:"Record the changed narrative in a commit on main."`
 	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history (or a node's: ctx log ID)."`
@@ -66,7 +73,7 @@ type CLI struct {
 	CommitTree CommitTreeCmd `cmd:"" name:"commit-tree" group:"plumbing" help:"Write a commit object for a tree."`
 	LsTree     LsTreeCmd     `cmd:"" name:"ls-tree" group:"plumbing" help:"List the entries of a tree."`
 
-	Debug DebugCmd `cmd:"" group:"debug" help:"Inspection commands: refs, cat, history, verify."`
+	Debug DebugCmd `cmd:"" group:"debug" help:"Inspection commands: refs, cat, history, verify, graph."`
 }
 
 const description = `ctx gives coding agents and their teams a durable, queryable,
@@ -137,6 +144,7 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 			{Key: "debug", Title: "Debugging commands:"},
 		}),
 		kong.Resolvers(envResolver(env.Getenv)),
+		kong.Vars{"node_help": nodeHelp},
 		kong.Bind(app),
 		kong.BindToProvider(app.openRepo),
 		kong.BindToProvider(app.lockRepo),

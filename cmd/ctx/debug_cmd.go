@@ -4,10 +4,11 @@ import "github.com/ctx-dev/ctx/repo"
 
 // DebugCmd groups the inspection commands of design §13.2.10.
 type DebugCmd struct {
-	Refs    DebugRefsCmd `cmd:"" help:"Show HEAD, every ref and its heads (= show-ref --head)."`
-	Cat     DebugCatCmd  `cmd:"" help:"Print an object (= cat-object -p)."`
-	History LogCmd       `cmd:"" help:"Show the commit history (= log)."`
-	Verify  VerifyCmd    `cmd:"" help:"Verify the store (= verify)."`
+	Refs    DebugRefsCmd  `cmd:"" help:"Show HEAD, every ref and its heads (= show-ref --head)."`
+	Cat     DebugCatCmd   `cmd:"" help:"Print an object (= cat-object -p)."`
+	History LogCmd        `cmd:"" help:"Show the commit history (= log)."`
+	Verify  VerifyCmd     `cmd:"" help:"Verify the store (= verify)."`
+	Graph   DebugGraphCmd `cmd:"" help:"Export the relationship graph (text, dot, json) or report its cycles (--scc)."`
 }
 
 // DebugRefsCmd is `ctx debug refs`.

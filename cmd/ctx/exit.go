@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
@@ -96,10 +97,16 @@ func classify(err error) code {
 		return codeRefConflict
 	case errors.Is(err, repo.ErrDiverged):
 		return codeRefDiverged
-	case errors.Is(err, object.ErrAmbiguous), errors.Is(err, narrative.ErrAmbiguous):
+	case errors.Is(err, object.ErrAmbiguous), errors.Is(err, narrative.ErrAmbiguous), errors.Is(err, repo.ErrAmbiguousNode):
 		return codeAmbiguousID
+	case errors.Is(err, repo.ErrNodeNotFound):
+		c := codeNodeNotFound
+		c.Hint = "name a node by id, path, title or symbol, or as file:PATH, item:KEY, commit:REV, node:ID; `ctx list` lists the narrative's nodes, `ctx debug graph` the graph's"
+		return c
 	case errors.Is(err, narrative.ErrNotFound):
 		return codeNodeNotFound
+	case errors.Is(err, graph.ErrInvalidLabel):
+		return codeInvalidArgument
 	case errors.Is(err, narrative.ErrInvalidType), errors.Is(err, narrative.ErrInvalidTag), errors.Is(err, narrative.ErrInvalidContent),
 		errors.Is(err, narrative.ErrInvalidMeta), errors.Is(err, narrative.ErrInvalidID), errors.Is(err, narrative.ErrInvalidStream):
 		return codeInvalidArgument
@@ -122,7 +129,7 @@ func classify(err error) code {
 
 // pkgPrefix matches the package prefixes ("object: ", "repo: ") that
 // library errors carry at the start of the message or of a wrapped part.
-var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|narrative|lockfile|regfile|atomicfile|syncfs): `)
+var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|narrative|graph|lockfile|regfile|atomicfile|syncfs): `)
 
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -115,6 +116,12 @@ func (c *LogCmd) Run(app *App, r *repo.Repo) error {
 				}
 			}
 		}
+		if e.Commit != nil && len(e.Commit.EdgeBatches) > 0 {
+			fmt.Fprintln(out)
+			for _, id := range e.Commit.EdgeBatches {
+				printBatch(out, r, id)
+			}
+		}
 	}
 	return out.Flush()
 }
@@ -177,4 +184,32 @@ func (c *LogCmd) nodeLog(app *App, r *repo.Repo, id narrative.ID, path string) e
 	}
 	fmt.Fprintf(out, "\n(ctx show %s@COMMIT shows a version in full)\n", id)
 	return out.Flush()
+}
+
+// logBatchLines is how many edges of a batch the log shows.
+const logBatchLines = 10
+
+// printBatch writes an edge batch's edges (+) and tombstones (-), the
+// first few of each.
+func printBatch(out io.Writer, r *repo.Repo, id object.ID) {
+	b, err := r.ReadEdgeBatch(id)
+	if err != nil {
+		fmt.Fprintf(out, "  edge batch %s: %s\n", id.Short(), message(err))
+		return
+	}
+	fmt.Fprintf(out, "  edge batch %s: %d edge(s), %d removed\n", id.Short(), len(b.Edges), len(b.Tombstones))
+	for i, e := range b.Edges {
+		if i == logBatchLines {
+			fmt.Fprintf(out, "    … %d more\n", len(b.Edges)-i)
+			break
+		}
+		fmt.Fprintf(out, "    + %s %s %s\n", e.From.Name(), e.Label, e.To.Name())
+	}
+	for i, t := range b.Tombstones {
+		if i == logBatchLines {
+			fmt.Fprintf(out, "    … %d more removed\n", len(b.Tombstones)-i)
+			break
+		}
+		fmt.Fprintf(out, "    - %s %s %s\n", t.From.Name(), t.Label, t.To.Name())
+	}
 }

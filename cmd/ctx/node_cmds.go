@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
 )
 
 // ShowCmd is `ctx show`.
 type ShowCmd struct {
-	Node string `arg:"" placeholder:"ID[@REV]" help:"Node id or unique prefix; ID@REV shows it as commit REV recorded it."`
+	Node      string `arg:"" placeholder:"ID[@REV]" help:"Node id or unique prefix; ID@REV shows it as commit REV recorded it."`
+	WithEdges bool   `name:"with-edges" help:"Also list the node's edges (as ctx edges does)."`
 }
 
 // Run prints the node.
@@ -26,10 +28,15 @@ func (c *ShowCmd) Run(app *App, r *repo.Repo) error {
 		if err != nil {
 			return err
 		}
+		v := viewOf(r, n)
+		if err := c.edges(app, r, "", n, &v); err != nil {
+			return err
+		}
 		if !app.Globals.JSON {
 			printNode(app.Stdout, n)
+			printNodeEdges(app, v.Edges)
 		}
-		return app.emit(viewOf(r, n))
+		return app.emit(v)
 	}
 	// ID@REV: the id may name a node whose file is gone today.
 	var id narrative.ID
@@ -52,11 +59,39 @@ func (c *ShowCmd) Run(app *App, r *repo.Repo) error {
 	if err != nil {
 		return fmt.Errorf("%s at %s: %w", id, commit.Short(), err)
 	}
+	v := viewOf(r, old)
+	if err := c.edges(app, r, commit.String(), old, &v); err != nil {
+		return err
+	}
 	if !app.Globals.JSON {
 		fmt.Fprintf(app.Stdout, "as recorded by commit %s\n", commit.Short())
 		printNode(app.Stdout, old)
+		printNodeEdges(app, v.Edges)
 	}
-	return app.emit(map[string]any{"commit": commit, "node": viewOf(r, old)})
+	return app.emit(map[string]any{"commit": commit, "node": v})
+}
+
+// edges fills in the node's edges for --with-edges, from the graph at rev
+// (or the current one).
+func (c *ShowCmd) edges(app *App, r *repo.Repo, rev string, n *narrative.Node, v *nodeView) error {
+	if !c.WithEdges {
+		return nil
+	}
+	g, err := workingGraph(app, r, rev)
+	if err != nil {
+		return err
+	}
+	rows := edgesOf(g, graph.NarrativeNode(string(n.Type), string(n.ID)), graph.Both, nil)
+	v.Edges = &rows
+	return nil
+}
+
+func printNodeEdges(app *App, rows *[]edgeRow) {
+	if rows == nil {
+		return
+	}
+	fmt.Fprintf(app.Stdout, "\nedges: %d\n", len(*rows))
+	printEdgeRows(app.Stdout, *rows)
 }
 
 // ListCmd is `ctx list`.
@@ -212,6 +247,12 @@ func (c *DeleteCmd) Run(app *App, w *repo.Writer) error {
 	if err != nil {
 		return err
 	}
+	var g *repo.Graph
+	if c.Cascade {
+		if g, err = w.Graph(app.Ctx, repo.GraphOptions{Catalog: cat}); err != nil {
+			return err
+		}
+	}
 	todo := []*narrative.Node{n}
 	seen := map[narrative.ID]bool{}
 	var deleted []narrative.ID
@@ -233,6 +274,7 @@ func (c *DeleteCmd) Run(app *App, w *repo.Writer) error {
 		}
 		if c.Cascade {
 			todo = append(todo, cat.DerivedFrom(x.ID)...)
+			todo = append(todo, derivedInGraph(g, cat, x)...)
 		}
 	}
 	if deleted == nil {
@@ -395,4 +437,24 @@ func (c *SupersedeCmd) Run(app *App, w *repo.Writer) error {
 	}
 	app.printf("%s superseded by %s\n", old.ID, nw.ID)
 	return app.emit(map[string]any{"old": old.ID, "new": nw.ID})
+}
+
+// derivedInGraph returns the narrative nodes with a derived_from edge to
+// n in the graph (ctx link X N --type derived_from), not deleted.
+func derivedInGraph(g *repo.Graph, cat *narrative.Catalog, n *narrative.Node) []*narrative.Node {
+	i, ok := g.Lookup(graph.NarrativeNode(string(n.Type), string(n.ID)).ID)
+	if !ok {
+		return nil
+	}
+	var out []*narrative.Node
+	for _, e := range g.In(i) {
+		if g.Label(e) != graph.DerivedFrom {
+			continue
+		}
+		from, _ := g.Ends(e)
+		if d := g.NarrativeNode(g.Node(from).ID); d != nil && !d.Deleted {
+			out = append(out, cat.Nodes[d.ID])
+		}
+	}
+	return out
 }

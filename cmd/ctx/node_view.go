@@ -17,7 +17,8 @@ type nodeView struct {
 	Tier   narrative.Tier `json:"tier,omitempty"`
 	Tokens int            `json:"tokens"`
 	Active bool           `json:"active"`
-	File   string         `json:"file"` // relative to the project directory
+	File   string         `json:"file"`            // relative to the project directory
+	Edges  *[]edgeRow     `json:"edges,omitempty"` // with --with-edges
 }
 
 func viewOf(r *repo.Repo, n *narrative.Node) nodeView {

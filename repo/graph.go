@@ -1,0 +1,345 @@
+package repo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/object"
+)
+
+// EdgeOrigin says where an edge of a Graph comes from: an edge batch and
+// the commit listing it, or a narrative file whose node declares it.
+type EdgeOrigin struct {
+	Batch  *object.ID `json:"batch,omitempty"`
+	Commit *object.ID `json:"commit,omitempty"`
+	// Narrative is the file (relative to narrative/) of the node that
+	// declares the edge: its derived-from header, a supersede, or a
+	// mention of a file or symbol in its body.
+	Narrative string `json:"narrative,omitempty"`
+}
+
+// Graph is the relationship graph at some commits (design §9.4): the edges
+// of every edge batch in their ancestry, less those tombstones removed,
+// and the edges the narrative declares.
+type Graph struct {
+	*graph.Graph
+	// Heads are the commits whose batches the graph holds.
+	Heads []object.ID
+	// Catalog is the narrative whose declared edges the graph holds.
+	Catalog *narrative.Catalog
+	// Removed counts the edges tombstones removed.
+	Removed int
+	// Batches counts the edge batches read.
+	Batches int
+
+	edges   []graph.Edge
+	origins []EdgeOrigin
+	narr    map[object.ID]*narrative.Node // graph id of a narrative node → the node
+	root    string                        // the project root
+	repoID  string
+}
+
+// Origin returns where edge e comes from.
+func (g *Graph) Origin(e int32) EdgeOrigin { return g.origins[g.Source(e)] }
+
+// NarrativeNode returns the narrative node a graph node stands for, if it
+// is one the catalog has.
+func (g *Graph) NarrativeNode(id object.ID) *narrative.Node { return g.narr[id] }
+
+// Describe returns a node as it is shown: its kind, the key it derives
+// from, and for a narrative node its current type, title and state.
+func (g *Graph) Describe(n graph.NodeID) NodeInfo {
+	info := NodeInfo{ID: n.ID, Kind: n.Kind, Key: n.Key}
+	if i, ok := g.Lookup(n.ID); ok && info.Key == "" {
+		info.Key = g.Node(i).Key
+	}
+	if nn := g.narr[n.ID]; nn != nil {
+		info.Kind = graph.NarrativeNode(string(nn.Type), string(nn.ID)).Kind
+		info.Key, info.Title = string(nn.ID), nn.Title
+		switch {
+		case nn.Deleted:
+			info.State = "deleted"
+		case nn.SupersededBy != "":
+			info.State = "superseded"
+		}
+	}
+	return info
+}
+
+// NodeInfo is a node as commands show it.
+type NodeInfo struct {
+	ID    object.ID      `json:"id"`
+	Kind  graph.NodeKind `json:"kind"`
+	Key   string         `json:"key,omitempty"`
+	Title string         `json:"title,omitempty"`
+	State string         `json:"state,omitempty"` // "deleted" or "superseded" for such narrative nodes
+}
+
+// Name is how the node is written: kind:key ("task:8kq2m4x7ab",
+// "file:src/main.go"), a commit by its short id.
+func (n NodeInfo) Name() string {
+	return graph.NodeID{Kind: n.Kind, ID: n.ID, Key: n.Key}.Name()
+}
+
+// GraphOptions configure Repo.Graph.
+type GraphOptions struct {
+	// At are the commits whose graph to build; none means the effective
+	// heads of the ref HEAD names.
+	At []object.ID
+	// Catalog is the narrative whose declared edges join the graph; nil
+	// means the working narrative when At is empty, and the narrative the
+	// commits recorded otherwise.
+	Catalog *narrative.Catalog
+	// NoNarrative leaves the narrative's edges out.
+	NoNarrative bool
+}
+
+// Graph builds the relationship graph at some commits. An edge batch's
+// tombstones remove the edges with the same from, to and label that its
+// commit could see: those of the commit's ancestors and of batches listed
+// before it in the same commit. An edge added on another line of history
+// and merged in later survives (add wins), so merges never lose an edge
+// a teammate asserted without seeing the unlink (docs/FORMAT.md §4.5).
+func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
+	heads := opts.At
+	working := len(heads) == 0
+	if working {
+		target, err := r.Refs.Target()
+		if err != nil {
+			return nil, err
+		}
+		if heads, err = r.Heads(target); err != nil {
+			return nil, err
+		}
+	}
+	g := &Graph{Heads: heads, root: r.ProjectRoot(), repoID: r.Config.Repo.ID, narr: map[object.ID]*narrative.Node{}}
+	if err := r.batchEdges(ctx, g); err != nil {
+		return nil, err
+	}
+	cat := opts.Catalog
+	if cat == nil {
+		var err error
+		if working {
+			cat, err = r.Narrative().Load()
+		} else {
+			cat, err = r.CatalogAt(ctx, heads...)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	g.Catalog = cat
+	for _, id := range cat.IDs() {
+		n := cat.Nodes[id]
+		g.narr[graph.NarrativeNode(string(n.Type), string(n.ID)).ID] = n
+	}
+	if !opts.NoNarrative {
+		g.narrativeEdges()
+	}
+	g.Graph = graph.New(g.edges)
+	return g, nil
+}
+
+// ProjectRoot returns the directory the store belongs to: the parent of
+// .ctx. Paths of file nodes are relative to it.
+func (r *Repo) ProjectRoot() string { return filepath.Dir(r.Root) }
+
+// added is an edge some batch added, with where.
+type added struct {
+	commit, batch int // index of the commit in history; position of the batch in it
+	key           graph.EdgeKey
+}
+
+// batchEdges reads every edge batch in the history of g.Heads, oldest
+// commit first, and applies their tombstones.
+func (r *Repo) batchEdges(ctx context.Context, g *Graph) error {
+	entries, err := r.Log(ctx, g.Heads, 0)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(entries) // oldest first: the first among equal edges is the original assertion
+	index := make(map[object.ID]int, len(entries))
+	for i, e := range entries {
+		index[e.ID] = i
+	}
+	type tomb struct {
+		commit, batch int
+		key           graph.EdgeKey
+	}
+	var adds []added
+	var tombs []tomb
+	for ci, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.Commit == nil {
+			continue
+		}
+		for bi, bid := range e.Commit.EdgeBatches {
+			b, err := r.ReadEdgeBatch(bid)
+			if err != nil {
+				return fmt.Errorf("edge batch %s of commit %s: %w", bid.Short(), e.ID.Short(), err)
+			}
+			g.Batches++
+			batch, commit := bid, e.ID
+			for i := range b.Edges {
+				g.edges = append(g.edges, b.Edges[i])
+				g.origins = append(g.origins, EdgeOrigin{Batch: &batch, Commit: &commit})
+				adds = append(adds, added{ci, bi, b.Edges[i].Key()})
+			}
+			for i := range b.Tombstones {
+				tombs = append(tombs, tomb{ci, bi, b.Tombstones[i].Key()})
+			}
+		}
+	}
+	if len(tombs) == 0 {
+		return nil
+	}
+	byKey := make(map[graph.EdgeKey][]int)
+	for i, a := range adds {
+		byKey[a.key] = append(byKey[a.key], i)
+	}
+	parents := make([][]int, len(entries))
+	for i, e := range entries {
+		for _, p := range e.Parents() {
+			if j, ok := index[p]; ok {
+				parents[i] = append(parents[i], j)
+			}
+		}
+	}
+	ancestors := map[int][]bool{} // per tombstoning commit: its strict ancestors
+	removed := make([]bool, len(adds))
+	for _, t := range tombs {
+		anc, ok := ancestors[t.commit]
+		if !ok {
+			anc = make([]bool, len(entries))
+			stack := slices.Clone(parents[t.commit])
+			for len(stack) > 0 {
+				c := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if !anc[c] {
+					anc[c] = true
+					stack = append(stack, parents[c]...)
+				}
+			}
+			ancestors[t.commit] = anc
+		}
+		for _, a := range byKey[t.key] {
+			if anc[adds[a].commit] || adds[a].commit == t.commit && adds[a].batch < t.batch {
+				removed[a] = true
+			}
+		}
+	}
+	keep := 0
+	for i := range g.edges {
+		if removed[i] {
+			g.Removed++
+			continue
+		}
+		g.edges[keep], g.origins[keep] = g.edges[i], g.origins[i]
+		keep++
+	}
+	g.edges, g.origins = g.edges[:keep], g.origins[:keep]
+	return nil
+}
+
+// ReadEdgeBatch reads an edge batch.
+func (r *Repo) ReadEdgeBatch(id object.ID) (*graph.EdgeBatch, error) {
+	_, payload, err := r.Objects.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	name, err := object.TypeOf(payload)
+	if err != nil {
+		return nil, &object.Error{Op: "decode", ID: id, Path: object.RelPath(id), Err: err}
+	}
+	if name != "edge_batch" {
+		return nil, fmt.Errorf("%w: %s is a %s, not an edge_batch", ErrWrongTarget, id.Short(), name)
+	}
+	b := new(graph.EdgeBatch)
+	if err := object.Decode(payload, b); err != nil {
+		return nil, &object.Error{Op: "decode", ID: id, Path: object.RelPath(id), Err: err}
+	}
+	return b, nil
+}
+
+// narrativeEdges adds the edges the narrative declares: derived_from from a
+// node to each node of its derived-from header, supersedes from the node
+// that replaced another to it, and mentions from a node to each file of
+// the project and each symbol already in the graph that its body names in
+// a code span or link. Deleted nodes declare nothing.
+func (g *Graph) narrativeEdges() {
+	items := map[string]graph.NodeID{}
+	for _, e := range g.edges {
+		for _, n := range []graph.NodeID{e.From, e.To} {
+			if n.Kind == graph.NodeItem && n.Key != "" {
+				items[n.Key] = n
+			}
+		}
+	}
+	human := graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High}
+	parsed := graph.Evidence{Tool: graph.ToolParser, Confidence: graph.Medium}
+	cat := g.Catalog
+	add := func(n *narrative.Node, from, to graph.NodeID, l graph.Label, ev graph.Evidence) {
+		g.edges = append(g.edges, graph.Edge{From: from, To: to, Label: l, Evidence: ev})
+		g.origins = append(g.origins, EdgeOrigin{Narrative: n.Path})
+	}
+	for _, id := range cat.IDs() {
+		n := cat.Nodes[id]
+		if n.Deleted {
+			continue
+		}
+		self := graph.NarrativeNode(string(n.Type), string(n.ID))
+		for _, d := range n.DerivedFrom {
+			if src, ok := cat.Nodes[d]; ok {
+				add(n, self, graph.NarrativeNode(string(src.Type), string(src.ID)), graph.DerivedFrom, human)
+			}
+		}
+		if by, ok := cat.Nodes[n.SupersededBy]; ok && !by.Deleted {
+			add(by, graph.NarrativeNode(string(by.Type), string(by.ID)), self, graph.Supersedes, human)
+		}
+		seen := map[string]bool{}
+		for _, m := range n.Mentions {
+			if item, ok := items[m]; ok && !seen["item:"+m] {
+				seen["item:"+m] = true
+				add(n, self, item, graph.Mentions, parsed)
+				continue
+			}
+			p, ok := mentionedPath(g.root, m)
+			if ok && !seen["file:"+p] {
+				seen["file:"+p] = true
+				add(n, self, graph.FileNode(g.repoID, p), graph.Mentions, parsed)
+			}
+		}
+	}
+}
+
+// lineSuffix matches a position after a file name: ":12", ":12:5",
+// "#L12", "#L12-L20".
+var lineSuffix = regexp.MustCompile(`(:\d+(:\d+)?|#L\d+(-L?\d+)?)$`)
+
+// mentionedPath returns the project path a mention names, if it is a
+// regular file of the project ("src/main.go", "./src/main.go:12").
+func mentionedPath(root, m string) (string, bool) {
+	m = lineSuffix.ReplaceAllString(strings.TrimSpace(m), "")
+	if m == "" || strings.ContainsAny(m, " \t\n`\\") || strings.Contains(m, "://") {
+		return "", false
+	}
+	p := path.Clean(strings.TrimPrefix(m, "./"))
+	if !filepath.IsLocal(filepath.FromSlash(p)) || p == ".ctx" || strings.HasPrefix(p, ".ctx/") {
+		return "", false
+	}
+	st, err := os.Stat(filepath.Join(root, filepath.FromSlash(p)))
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	return p, true
+}
