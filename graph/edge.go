@@ -222,9 +222,10 @@ type EdgeBatch struct {
 	CreatedAt int64 `json:"created_at"`
 	// Tombstones remove edges: every edge with the same from, to and label
 	// that the batch's commit could see (added by its ancestors, or by
-	// earlier batches of the same commit, or by this batch). An edge added
-	// concurrently on another line of history survives (add wins); see
-	// docs/FORMAT.md §4.5. Optional.
+	// batches listed before this one in the same commit; not this batch's
+	// own, so a batch can replace an edge). An edge added concurrently on
+	// another line of history survives (add wins); see docs/FORMAT.md
+	// §15.2. Optional.
 	Tombstones []Tombstone `json:"tombstones,omitempty"`
 }
 

@@ -190,3 +190,161 @@ func BenchmarkBuildAndSCC(b *testing.B) {
 		}
 	}
 }
+
+func TestNewDedupe(t *testing.T) {
+	a, b := ItemNode("t", "a"), ItemNode("t", "b")
+	ev := func(tool Tool, c Confidence) Evidence { return Evidence{Tool: tool, Confidence: c} }
+	edges := []Edge{
+		{From: a, To: b, Label: Calls, Evidence: ev(ToolLLM, Low)},      // 0
+		{From: a, To: b, Label: Calls, Evidence: ev(ToolParser, High)},  // 1: kept
+		{From: a, To: b, Label: Calls, Evidence: ev(ToolHuman, High)},   // 2: equal to 1, later
+		{From: a, To: b, Label: Calls, Evidence: ev(ToolBuild, Medium)}, // 3
+		{From: a, To: b, Label: Imports, Evidence: ev(ToolLLM, Low)},    // 4: another label
+		{From: b, To: a, Label: Calls, Evidence: ev(ToolLLM, Medium)},   // 5: the other way
+		{From: b, To: a, Label: Calls, Evidence: ev(ToolLLM, Medium)},   // 6: equal to 5
+		{From: b, To: a, Label: "bogus", Evidence: ev(ToolLLM, High)},   // 7: not an edge
+		{From: b, To: b, Label: Calls, Evidence: ev(ToolLLM, "")},       // 8: no confidence
+		{From: b, To: b, Label: Calls, Evidence: ev(ToolLLM, Low)},      // 9: beats it
+	}
+	g := New(edges)
+	want := map[EdgeKey]int{
+		{a.ID, b.ID, Calls}:   1,
+		{a.ID, b.ID, Imports}: 4,
+		{b.ID, a.ID, Calls}:   5,
+		{b.ID, b.ID, Calls}:   9,
+	}
+	if g.EdgeCount() != len(want) || g.Len() != 2 {
+		t.Fatalf("%d nodes, %d edges; want 2, %d", g.Len(), g.EdgeCount(), len(want))
+	}
+	for e := int32(0); e < int32(g.EdgeCount()); e++ {
+		src := g.Source(e)
+		if g.Edge(e) != &edges[src] {
+			t.Errorf("Edge(%d) is not &edges[Source(%d)]", e, e)
+		}
+		k := edges[src].Key()
+		if want[k] != src {
+			t.Errorf("edge %d %v: kept edges[%d], want edges[%d]", e, k, src, want[k])
+		}
+		if g.Label(e) != k.Label {
+			t.Errorf("Label(%d) = %s, want %s", e, g.Label(e), k.Label)
+		}
+		from, to := g.Ends(e)
+		if g.Node(from).ID != k.From || g.Node(to).ID != k.To {
+			t.Errorf("Ends(%d) = %d, %d: not the source edge's nodes", e, from, to)
+		}
+	}
+}
+
+// TestNewProperties checks New against a brute-force dedupe on random
+// edges with many duplicates, and the adjacency against the edge list.
+func TestNewProperties(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	labels := []Label{Calls, Imports, "bogus"}
+	confidences := []Confidence{High, Medium, Low, ""}
+	tools := []Tool{ToolHuman, ToolParser, ToolLLM}
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + r.IntN(6)
+		edges := randomGraph(r, n, r.IntN(40))
+		for i := range edges {
+			edges[i].Label = labels[r.IntN(len(labels))]
+			edges[i].Evidence = Evidence{Tool: tools[r.IntN(len(tools))], Confidence: confidences[r.IntN(len(confidences))]}
+		}
+		g := New(edges)
+		// Brute force: the first edge of each key with the best rank.
+		best := map[EdgeKey]int{}
+		for i := range edges {
+			k := edges[i].Key()
+			if !k.Label.Valid() {
+				continue
+			}
+			j, ok := best[k]
+			if !ok || rank(edges[i].Evidence.Confidence) < rank(edges[j].Evidence.Confidence) {
+				best[k] = i
+			}
+		}
+		if g.EdgeCount() != len(best) {
+			t.Fatalf("trial %d: %d edges, want %d", trial, g.EdgeCount(), len(best))
+		}
+		for e := int32(0); e < int32(g.EdgeCount()); e++ {
+			src := g.Source(e)
+			k := edges[src].Key()
+			if best[k] != src {
+				t.Fatalf("trial %d: edge %d keeps edges[%d], want edges[%d]", trial, e, src, best[k])
+			}
+			from, to := g.Ends(e)
+			if g.Node(from).ID != k.From || g.Node(to).ID != k.To || g.Label(e) != k.Label {
+				t.Fatalf("trial %d: edge %d does not map back to edges[%d]", trial, e, src)
+			}
+		}
+		for k := range best {
+			for _, id := range []object.ID{k.From, k.To} {
+				if i, ok := g.Lookup(id); !ok || g.Node(i).ID != id {
+					t.Fatalf("trial %d: node %s missing", trial, id.Short())
+				}
+			}
+		}
+		// Out and In list each edge once, at the right node.
+		var outSeen, inSeen int
+		for v := int32(0); v < int32(g.Len()); v++ {
+			for _, e := range g.Out(v) {
+				if from, _ := g.Ends(e); from != v {
+					t.Fatalf("trial %d: Out(%d) lists edge %d from %d", trial, v, e, from)
+				}
+				outSeen++
+			}
+			for _, e := range g.In(v) {
+				if _, to := g.Ends(e); to != v {
+					t.Fatalf("trial %d: In(%d) lists edge %d to %d", trial, v, e, to)
+				}
+				inSeen++
+			}
+		}
+		if outSeen != g.EdgeCount() || inSeen != g.EdgeCount() {
+			t.Fatalf("trial %d: Out lists %d edges, In %d, of %d", trial, outSeen, inSeen, g.EdgeCount())
+		}
+	}
+}
+
+// TestNewNodeKey checks the interning of nodes: identity is the id alone,
+// the first kind seen stays, and a node without a key takes the first
+// non-empty key seen.
+func TestNewNodeKey(t *testing.T) {
+	id := ItemNode("t", "x").ID
+	other := ItemNode("t", "y")
+	ev := Evidence{Tool: ToolHuman, Confidence: High}
+	tests := []struct {
+		name     string
+		seen     []NodeID // the node as each edge names it, in order
+		wantKind NodeKind
+		wantKey  string
+	}{
+		{"first key kept", []NodeID{{NodeItem, id, "k1"}, {NodeItem, id, "k2"}}, NodeItem, "k1"},
+		{"empty key filled", []NodeID{{NodeItem, id, ""}, {NodeItem, id, "k1"}, {NodeItem, id, "k2"}}, NodeItem, "k1"},
+		{"never a key", []NodeID{{NodeItem, id, ""}, {NodeItem, id, ""}}, NodeItem, ""},
+		{"first kind kept", []NodeID{{NodeTask, id, ""}, {NodeDecision, id, "k"}}, NodeTask, "k"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var edges []Edge
+			for i, n := range tt.seen {
+				// Alternate ends, so that both From and To are interned.
+				e := Edge{From: n, To: other, Label: Calls, Evidence: ev}
+				if i%2 == 1 {
+					e.From, e.To = other, n
+				}
+				edges = append(edges, e)
+			}
+			g := New(edges)
+			i, ok := g.Lookup(id)
+			if !ok {
+				t.Fatal("node missing")
+			}
+			if got := g.Node(i); got.Kind != tt.wantKind || got.Key != tt.wantKey {
+				t.Errorf("node = %s %q, want %s %q", got.Kind, got.Key, tt.wantKind, tt.wantKey)
+			}
+			if g.Len() != 2 {
+				t.Errorf("%d nodes, want 2: one per id", g.Len())
+			}
+		})
+	}
+}

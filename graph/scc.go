@@ -126,7 +126,9 @@ func (g *Graph) SCC(labels []Label) *Components {
 		}
 		a, b := comp[g.from[e]], comp[g.to[e]]
 		if a == b {
-			if g.from[e] == g.to[e] {
+			// Only a component of one node is marked: a larger one is a
+			// cycle anyway, and SelfLoop is documented as such.
+			if g.from[e] == g.to[e] && len(c.Members[a]) == 1 {
 				c.SelfLoop[a] = true
 			}
 			continue

@@ -47,30 +47,70 @@ func (*SccView) TypeName() string { return "scc_view" }
 func (*SccView) Links() []object.Link { return nil }
 
 // Validate checks that the view is consistent: one component per node,
-// numbers in range, nodes sorted, DAG edges forward.
+// numbers in range, every component with at least one node, nodes sorted,
+// DAG edges forward, sorted and each once, self loops sorted, each once
+// and on components of one node. A view is read from disk, so Validate is
+// what keeps a damaged one from costing memory out of proportion to its
+// size (Members allocates Count slices).
 func (v *SccView) Validate() error {
 	if len(v.Comp) != len(v.Nodes) {
 		return fmt.Errorf("scc_view: %d nodes but %d component numbers", len(v.Nodes), len(v.Comp))
 	}
+	if v.Source.IsZero() {
+		return errors.New("scc_view: source is the zero id")
+	}
+	for _, h := range v.Heads {
+		if h.IsZero() {
+			return errors.New("scc_view: a head is the zero id")
+		}
+	}
+	for _, n := range v.Nodes {
+		if n.ID.IsZero() || !n.Kind.Valid() {
+			return fmt.Errorf("scc_view: node %s: kind %q, id must be a node kind and non-zero", n.ID.Short(), n.Kind)
+		}
+	}
+	if uint64(v.Count) > uint64(len(v.Nodes)) {
+		return fmt.Errorf("scc_view: %d components but only %d nodes", v.Count, len(v.Nodes))
+	}
+	size := make([]uint32, v.Count)
 	for i, c := range v.Comp {
 		if c >= v.Count {
 			return fmt.Errorf("scc_view: node %d is in component %d of %d", i, c, v.Count)
 		}
+		size[c]++
 		if i > 0 && v.Nodes[i-1].ID.Compare(v.Nodes[i].ID) >= 0 {
 			return errors.New("scc_view: nodes are not sorted by id")
 		}
 	}
-	for _, e := range v.DAG {
+	for c, n := range size {
+		if n == 0 {
+			return fmt.Errorf("scc_view: component %d has no nodes", c)
+		}
+	}
+	for i, e := range v.DAG {
 		if e[0] >= e[1] || e[1] >= v.Count {
 			return fmt.Errorf("scc_view: DAG edge %d→%d is not forward within %d components", e[0], e[1], v.Count)
 		}
+		if i > 0 && cmpPair(v.DAG[i-1], e) >= 0 {
+			return fmt.Errorf("scc_view: DAG edge %d→%d is out of order or repeated", e[0], e[1])
+		}
 	}
-	for _, c := range v.SelfLoops {
+	for i, c := range v.SelfLoops {
 		if c >= v.Count {
 			return fmt.Errorf("scc_view: self loop on component %d of %d", c, v.Count)
 		}
+		if i > 0 && v.SelfLoops[i-1] >= c {
+			return fmt.Errorf("scc_view: self loop on component %d is out of order or repeated", c)
+		}
+		if size[c] != 1 {
+			return fmt.Errorf("scc_view: self loop on component %d of %d nodes", c, size[c])
+		}
 	}
 	return nil
+}
+
+func cmpPair(a, b [2]uint32) int {
+	return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
 }
 
 // Members returns the nodes of each component (indices into Nodes).
@@ -85,9 +125,13 @@ func (v *SccView) Members() [][]uint32 {
 // Cycles returns the components that are cycles (several nodes, or one
 // with an edge to itself), each as its nodes' indices into Nodes.
 func (v *SccView) Cycles() [][]uint32 {
+	loop := make(map[uint32]bool, len(v.SelfLoops))
+	for _, c := range v.SelfLoops {
+		loop[c] = true
+	}
 	var out [][]uint32
 	for c, ms := range v.Members() {
-		if len(ms) > 1 || slices.Contains(v.SelfLoops, uint32(c)) {
+		if len(ms) > 1 || loop[uint32(c)] {
 			out = append(out, ms)
 		}
 	}
@@ -120,9 +164,7 @@ func NewSccView(g *Graph, heads []object.ID, source object.ID, createdAt int64) 
 	for _, e := range c.DAG {
 		v.DAG = append(v.DAG, [2]uint32{renum[e[0]], renum[e[1]]})
 	}
-	slices.SortFunc(v.DAG, func(a, b [2]uint32) int {
-		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
-	})
+	slices.SortFunc(v.DAG, cmpPair)
 	for comp, loop := range c.SelfLoop {
 		if loop {
 			v.SelfLoops = append(v.SelfLoops, renum[comp])

@@ -29,13 +29,14 @@ type Batch struct {
 	mu      sync.Mutex
 	pending map[ID]string        // temporary file per object; "" while being written or when already stored
 	writing map[ID]chan struct{} // closed when the object being written is settled
+	order   map[ID]int           // when each object's write finished: Commit installs in this order
 	err     error                // first write error; Commit returns it
 	done    bool
 }
 
 // NewBatch starts a batch of writes.
 func (s *Store) NewBatch() *Batch {
-	return &Batch{s: s, pending: make(map[ID]string), writing: make(map[ID]chan struct{})}
+	return &Batch{s: s, pending: make(map[ID]string), writing: make(map[ID]chan struct{}), order: make(map[ID]int)}
 }
 
 var _ ReadWriter = (*Batch)(nil)
@@ -81,6 +82,9 @@ func (b *Batch) settle(id ID, tmp string, err error) {
 		return
 	}
 	b.pending[id] = tmp
+	if _, ok := b.order[id]; !ok {
+		b.order[id] = len(b.order)
+	}
 }
 
 // Put writes an object into the batch and returns its ID.
@@ -196,7 +200,11 @@ func (b *Batch) Commit() error {
 	if len(items) == 0 {
 		return nil
 	}
-	sort.Slice(items, func(i, j int) bool { return items[i].id.Compare(items[j].id) < 0 })
+	// Install in the order the objects were written. Writers put an
+	// object's children (the blobs and trees a commit names, the blob an
+	// edge's evidence names) before the object itself, so a crash midway
+	// never leaves an object whose links dangle.
+	sort.Slice(items, func(i, j int) bool { return b.order[items[i].id] < b.order[items[j].id] })
 	if syncfs.Supported {
 		if err := syncfs.Sync(b.s.dir); err != nil {
 			b.removeTemps()

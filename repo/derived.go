@@ -71,11 +71,17 @@ func (r *Repo) SccView(ctx context.Context, g *Graph) (v *graph.SccView, fresh b
 	if err != nil {
 		return nil, false, err
 	}
+	prev, prevErr := readPointer(ptr)
+	if oldErr != nil && prevErr == nil {
+		// The view scc_latest names is damaged: remove it first, since
+		// Put keeps a file already there, and the new view has the
+		// damaged one's id when it is of the same graph and second.
+		_ = os.Remove(filepath.Join(dir, filepath.FromSlash(object.RelPath(prev))))
+	}
 	id, err := object.PutTyped(st, v)
 	if err != nil {
 		return nil, false, err
 	}
-	prev, prevErr := readPointer(ptr)
 	if err := atomicfile.Write(ptr, []byte(id.String()+"\n"), 0o644); err != nil {
 		return nil, false, err
 	}

@@ -7,8 +7,11 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
@@ -43,6 +46,7 @@ type Graph struct {
 	edges   []graph.Edge
 	origins []EdgeOrigin
 	narr    map[object.ID]*narrative.Node // graph id of a narrative node → the node
+	names   map[object.ID]*narrative.Node // GraphOptions.Names, for Describe
 	root    string                        // the project root
 	repoID  string
 }
@@ -60,6 +64,10 @@ func (g *Graph) Describe(n graph.NodeID) NodeInfo {
 	info := NodeInfo{ID: n.ID, Kind: n.Kind, Key: n.Key}
 	if i, ok := g.Lookup(n.ID); ok && info.Key == "" {
 		info.Key = g.Node(i).Key
+	}
+	if nn := g.names[n.ID]; nn != nil {
+		info.Kind = graph.NarrativeNode(string(nn.Type), string(nn.ID)).Kind
+		info.Key, info.Title = string(nn.ID), nn.Title
 	}
 	if nn := g.narr[n.ID]; nn != nil {
 		info.Kind = graph.NarrativeNode(string(nn.Type), string(nn.ID)).Kind
@@ -100,6 +108,11 @@ type GraphOptions struct {
 	Catalog *narrative.Catalog
 	// NoNarrative leaves the narrative's edges out.
 	NoNarrative bool
+	// Names is a narrative consulted only to describe nodes Catalog lacks
+	// (their type and title): the working narrative, when the graph is
+	// that of an old commit, which records only the narrative committed
+	// by then while edge batches name nodes committed later.
+	Names *narrative.Catalog
 }
 
 // Graph builds the relationship graph at some commits. An edge batch's
@@ -141,6 +154,15 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 		n := cat.Nodes[id]
 		g.narr[graph.NarrativeNode(string(n.Type), string(n.ID)).ID] = n
 	}
+	if opts.Names != nil {
+		g.names = map[object.ID]*narrative.Node{}
+		for _, id := range opts.Names.IDs() {
+			n := opts.Names.Nodes[id]
+			if gid := graph.NarrativeNode(string(n.Type), string(n.ID)).ID; g.narr[gid] == nil {
+				g.names[gid] = n
+			}
+		}
+	}
 	if !opts.NoNarrative {
 		g.narrativeEdges()
 	}
@@ -174,31 +196,65 @@ func (r *Repo) batchEdges(ctx context.Context, g *Graph) error {
 		commit, batch int
 		key           graph.EdgeKey
 	}
-	var adds []added
-	var tombs []tomb
+	type job struct {
+		commit, batch int
+		id            object.ID
+	}
+	var jobs []job
 	for ci, e := range entries {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
 		if e.Commit == nil {
 			continue
 		}
 		for bi, bid := range e.Commit.EdgeBatches {
-			b, err := r.ReadEdgeBatch(bid)
-			if err != nil {
-				return fmt.Errorf("edge batch %s of commit %s: %w", bid.Short(), e.ID.Short(), err)
-			}
-			g.Batches++
-			batch, commit := bid, e.ID
-			for i := range b.Edges {
-				g.edges = append(g.edges, b.Edges[i])
-				g.origins = append(g.origins, EdgeOrigin{Batch: &batch, Commit: &commit})
-				adds = append(adds, added{ci, bi, b.Edges[i].Key()})
-			}
-			for i := range b.Tombstones {
-				tombs = append(tombs, tomb{ci, bi, b.Tombstones[i].Key()})
-			}
+			jobs = append(jobs, job{ci, bi, bid})
 		}
+	}
+	// Decoding is most of the cost: spread it over the cores.
+	batches := make([]*graph.EdgeBatch, len(jobs))
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) || ctx.Err() != nil {
+					return
+				}
+				batches[i], errs[i] = r.ReadEdgeBatch(jobs[i].id)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	total := 0
+	for i, b := range batches {
+		if errs[i] != nil {
+			return fmt.Errorf("edge batch %s of commit %s: %w", jobs[i].id.Short(), entries[jobs[i].commit].ID.Short(), errs[i])
+		}
+		total += len(b.Edges)
+	}
+	g.Batches = len(batches)
+	g.edges = make([]graph.Edge, 0, total)
+	g.origins = make([]EdgeOrigin, 0, total)
+	adds := make([]added, 0, total)
+	var tombs []tomb
+	for i, b := range batches {
+		j := jobs[i]
+		batch, commit := j.id, entries[j.commit].ID
+		for k := range b.Edges {
+			g.edges = append(g.edges, b.Edges[k])
+			g.origins = append(g.origins, EdgeOrigin{Batch: &batch, Commit: &commit})
+			adds = append(adds, added{j.commit, j.batch, b.Edges[k].Key()})
+		}
+		for k := range b.Tombstones {
+			tombs = append(tombs, tomb{j.commit, j.batch, b.Tombstones[k].Key()})
+		}
+		batches[i] = nil // let the decoded batch go
 	}
 	if len(tombs) == 0 {
 		return nil
@@ -304,7 +360,8 @@ func (g *Graph) narrativeEdges() {
 			}
 		}
 		if by, ok := cat.Nodes[n.SupersededBy]; ok && !by.Deleted {
-			add(by, graph.NarrativeNode(string(by.Type), string(by.ID)), self, graph.Supersedes, human)
+			// The supersede event is in the replaced node's file.
+			add(n, graph.NarrativeNode(string(by.Type), string(by.ID)), self, graph.Supersedes, human)
 		}
 		seen := map[string]bool{}
 		for _, m := range n.Mentions {

@@ -120,6 +120,18 @@ func (r *Repo) resolveKind(g *Graph, kind, rest, wd string) (graph.NodeID, error
 	switch kind {
 	case "node":
 		n, err := g.Catalog.Resolve(rest)
+		// Report like an argument without a prefix: callers check
+		// ErrNodeNotFound and *AmbiguousNodeError.
+		if ae := (*narrative.AmbiguousError)(nil); errors.As(err, &ae) {
+			c := candidates{}
+			for _, id := range ae.Candidates {
+				c.add(narrativeNodeID(g.Catalog.Nodes[id]))
+			}
+			return graph.NodeID{}, c.ambiguous(g, kind+":"+rest)
+		}
+		if errors.Is(err, narrative.ErrNotFound) {
+			return graph.NodeID{}, fmt.Errorf("%w: %w", ErrNodeNotFound, err)
+		}
 		if err != nil {
 			return graph.NodeID{}, err
 		}

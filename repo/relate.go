@@ -26,11 +26,14 @@ type EdgeResult struct {
 	Commit *CommitResult `json:"commit,omitempty"`
 	// Batch is the edge batch written.
 	Batch *object.ID `json:"batch,omitempty"`
-	// Added are the edges written, Present those the graph had already.
+	// Added are the edges written (origin: the new batch); Present the
+	// edges the graph had already that made an asked-for edge redundant
+	// (their own origin).
 	Added   []EdgeView `json:"added"`
 	Present []EdgeView `json:"present"`
-	// Removed are the edges tombstoned; Kept those a narrative node
-	// declares, which only changing that node removes.
+	// Removed are the edges tombstoned, with the origin where they were
+	// added; Kept those a narrative node declares, which only changing
+	// that node removes.
 	Removed []EdgeView `json:"removed"`
 	Kept    []EdgeView `json:"kept"`
 }
@@ -47,9 +50,13 @@ type EdgeView struct {
 
 // View returns edge e of the graph as shown: nodes described, evidence
 // with the commit filled in from its origin.
-func (g *Graph) View(e int32) EdgeView {
-	ed := g.Edge(e)
-	o := g.Origin(e)
+func (g *Graph) View(e int32) EdgeView { return g.viewOf(g.Source(e)) }
+
+// viewOf is View of g.edges[i], which need not be the edge the graph
+// shows for its from, to and label.
+func (g *Graph) viewOf(i int) EdgeView {
+	ed := &g.edges[i]
+	o := g.origins[i]
 	v := EdgeView{From: g.Describe(ed.From), Label: ed.Label, To: g.Describe(ed.To), Weight: ed.Weight, Evidence: ed.Evidence, Origin: o}
 	if v.Evidence.CommitID == nil {
 		v.Evidence.CommitID = o.Commit
@@ -78,23 +85,25 @@ func (g *Graph) Has(from, to object.ID, label graph.Label) []int32 {
 	return out
 }
 
-// declared returns the origin of a narrative-declared edge with key k, if
-// the narrative declares one.
-func (g *Graph) declared(k graph.EdgeKey) *EdgeOrigin {
+// byKey indexes g.edges by key: every edge a batch or the narrative
+// declares, not only the one per key the graph shows (the strongest).
+func (g *Graph) byKey() map[graph.EdgeKey][]int {
+	m := make(map[graph.EdgeKey][]int, len(g.edges))
 	for i := range g.edges {
-		if g.origins[i].Narrative != "" && g.edges[i].Key() == k {
-			return &g.origins[i]
-		}
+		k := g.edges[i].Key()
+		m[k] = append(m[k], i)
 	}
-	return nil
+	return m
 }
 
 // redundant reports whether the graph already has edge ed with evidence
 // at least as strong: the same tool, a confidence as high, and the same
-// span and blob when ed has them.
-func (g *Graph) redundant(ed *graph.Edge) bool {
-	for _, e := range g.Has(ed.From.ID, ed.To.ID, ed.Label) {
-		old := g.Edge(e).Evidence
+// span and blob when ed has them. Every edge with ed's key counts, not
+// only the one the graph shows: linking again an edge whose evidence is
+// weaker than another's, or differs from it, changes nothing.
+func (g *Graph) redundant(byKey map[graph.EdgeKey][]int, ed *graph.Edge) (int, bool) {
+	for _, i := range byKey[ed.Key()] {
+		old := g.edges[i].Evidence
 		nu := ed.Evidence
 		if old.Tool != nu.Tool || slices.Index(graph.Confidences, old.Confidence) > slices.Index(graph.Confidences, nu.Confidence) {
 			continue
@@ -102,9 +111,9 @@ func (g *Graph) redundant(ed *graph.Edge) bool {
 		if nu.Span != nil && (old.Span == nil || *old.Span != *nu.Span) || nu.BlobID != nil && (old.BlobID == nil || *old.BlobID != *nu.BlobID) {
 			continue
 		}
-		return true
+		return i, true
 	}
-	return false
+	return -1, false
 }
 
 // Link writes the edges the graph g (read under this lock) does not
@@ -116,6 +125,7 @@ func (w *Writer) Link(ctx context.Context, g *Graph, edges []graph.Edge, opts Ed
 	blob := noteBlob(opts.Note)
 	var batch graph.EdgeBatch
 	seen := map[graph.EdgeKey]bool{}
+	byKey := g.byKey()
 	for _, ed := range edges {
 		if blob != nil && ed.Evidence.BlobID == nil {
 			ed.Evidence.BlobID = blob
@@ -124,8 +134,12 @@ func (w *Writer) Link(ctx context.Context, g *Graph, edges []graph.Edge, opts Ed
 			return nil, fmt.Errorf("%w: edge %s %s %s: %w", ErrInvalidArgument, ed.From.Name(), ed.Label, ed.To.Name(), err)
 		}
 		v := EdgeView{From: g.Describe(ed.From), Label: ed.Label, To: g.Describe(ed.To), Weight: ed.Weight, Evidence: ed.Evidence}
-		if seen[ed.Key()] || g.redundant(&ed) {
+		if seen[ed.Key()] {
 			res.Present = append(res.Present, v)
+			continue
+		}
+		if i, ok := g.redundant(byKey, &ed); ok {
+			res.Present = append(res.Present, g.viewOf(i)) // the edge already there
 			continue
 		}
 		seen[ed.Key()] = true
@@ -152,27 +166,37 @@ func (w *Writer) Unlink(ctx context.Context, g *Graph, from, to graph.NodeID, la
 	res := &EdgeResult{Added: []EdgeView{}, Present: []EdgeView{}, Removed: []EdgeView{}, Kept: []EdgeView{}}
 	blob := noteBlob(opts.Note)
 	var batch graph.EdgeBatch
+	byKey := g.byKey()
 	for _, e := range g.Has(from.ID, to.ID, "") {
 		ed := g.Edge(e)
 		if len(labels) > 0 && !slices.Contains(labels, ed.Label) {
 			continue
 		}
-		v := g.View(e)
-		if g.Origin(e).Narrative != "" {
-			res.Kept = append(res.Kept, v)
-			continue
+		// The graph shows one edge per key, the strongest; a batch's edge
+		// may hide behind the narrative's, or the other way round. Each
+		// batch edge is tombstoned, each declaration kept.
+		batched, declared := -1, -1
+		for _, i := range byKey[ed.Key()] {
+			switch {
+			case g.origins[i].Narrative != "":
+				if declared < 0 {
+					declared = i
+				}
+			case batched < 0 || i == g.Source(e):
+				batched = i
+			}
 		}
-		if d := g.declared(ed.Key()); d != nil {
-			// A batch also added it, but the narrative still declares it.
-			kept := v
-			kept.Origin, kept.Evidence = *d, graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High}
-			res.Kept = append(res.Kept, kept)
+		if declared >= 0 {
+			res.Kept = append(res.Kept, g.viewOf(declared))
+		}
+		if batched < 0 {
+			continue
 		}
 		batch.Tombstones = append(batch.Tombstones, graph.Tombstone{
 			From: ed.From, To: ed.To, Label: ed.Label,
 			Evidence: graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High, BlobID: blob},
 		})
-		res.Removed = append(res.Removed, v)
+		res.Removed = append(res.Removed, g.viewOf(batched))
 	}
 	if len(batch.Tombstones) == 0 {
 		return res, nil
@@ -199,13 +223,13 @@ func (w *Writer) writeBatch(ctx context.Context, res *EdgeResult, batch *graph.E
 		id := cr.Commit.EdgeBatches[n-1]
 		res.Batch = &id
 	}
-	for _, list := range [][]EdgeView{res.Added, res.Removed} {
-		for i := range list {
-			if list[i].Evidence.CommitID == nil {
-				list[i].Evidence.CommitID = &cr.ID
-			}
-			list[i].Origin = EdgeOrigin{Batch: res.Batch, Commit: &cr.ID}
+	// Added edges now come from the new batch; removed ones keep the
+	// origin they had (where they were added).
+	for i := range res.Added {
+		if res.Added[i].Evidence.CommitID == nil {
+			res.Added[i].Evidence.CommitID = &cr.ID
 		}
+		res.Added[i].Origin = EdgeOrigin{Batch: res.Batch, Commit: &cr.ID}
 	}
 	return res, nil
 }

@@ -66,6 +66,30 @@ func TestCrashAtEveryPoint(t *testing.T) {
 			t.Fatalf("main = %s, want one of %v", got, want)
 		}
 	}
+	// before is main when the current step starts.
+	var before string
+	// edgeMoved checks a relate (present: the edge file0 imports file1
+	// is added) or an unlink (it is removed): main is unchanged and so is
+	// the edge, or main moved one commit on and the edge changed.
+	edgeMoved := func(present bool) func(*testing.T, string, bool) {
+		return func(t *testing.T, dir string, done bool) {
+			got := must(t, dir, env, "", ctx, "rev-parse", "main")
+			edges := must(t, dir, env, "", ctx, "edges", "src/file0.go", "--direction", "out", "-l", "imports")
+			has := strings.Contains(edges, "-> imports          file:src/file1.go")
+			switch {
+			case got == before && has == !present:
+			case got != before && has == present:
+				if parent := must(t, dir, env, "", ctx, "rev-parse", "main~1"); parent != before {
+					t.Fatalf("main = %s, whose parent is %s, not the old main %s", got, parent, before)
+				}
+			default:
+				t.Fatalf("main %s (before %s), edge present %v, want present %v only after main moved:\n%s", got, before, has, present, edges)
+			}
+			if done && got == before {
+				t.Fatalf("main did not move")
+			}
+		}
+	}
 	steps := []step{
 		{name: "hash-object batch", stdin: strings.Join(paths, "\n"), args: []string{"hash-object", "-w", "--stdin-paths"},
 			check: func(t *testing.T, dir string, done bool) {
@@ -82,13 +106,23 @@ func TestCrashAtEveryPoint(t *testing.T) {
 			finished: func(t *testing.T, dir string) bool {
 				return must(t, dir, env, "", ctx, "rev-parse", "main") == commit
 			}},
-		{name: "init --force", args: []string{"init", "--force"}, check: mainIs(root, commit)},
+		// relate and unlink write an edge batch (and an evidence blob) and
+		// a commit: after a crash either main moved to a child of its old
+		// value and the graph has the change, or nothing changed.
+		{name: "relate", args: []string{"relate", "src/file0.go", "imports", "src/file1.go", "--evidence", "file0 uses X1"},
+			check: edgeMoved(true)},
+		{name: "unlink", args: []string{"unlink", "src/file0.go", "src/file1.go", "--reason", "X1 is gone"},
+			check: edgeMoved(false)},
+		{name: "init --force", args: []string{"init", "--force"}, check: func(t *testing.T, dir string, done bool) {
+			mainIs(root, before)(t, dir, done)
+		}},
 	}
 
 	state := base // each step starts from the state the previous one left
 	outer := t
 	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
+		before = must(t, state, env, "", ctx, "rev-parse", "main")
+		ok := t.Run(s.name, func(t *testing.T) {
 			crashes := 0
 			for n := 1; ; n++ {
 				dir := filepath.Join(t.TempDir(), "p")
@@ -120,6 +154,9 @@ func TestCrashAtEveryPoint(t *testing.T) {
 				verifyClean(t, ctx, dir, env)
 			}
 		})
+		if !ok {
+			t.Fatalf("stopped after %s: the later steps start from the state it leaves", s.name)
+		}
 	}
 	if got := must(t, state, env, "", ctx, "rev-parse", "main"); got != root {
 		// init --force ran last and reset the store.

@@ -53,13 +53,35 @@ func (c *DebugGraphCmd) Run(app *App, r *repo.Repo) error {
 		}
 		return false
 	}
+	// With --label, only the nodes of the edges kept.
+	used := make([]bool, g.Len())
+	nodes := 0
+	for e := int32(0); e < int32(g.EdgeCount()); e++ {
+		if mask(e) {
+			from, to := g.Ends(e)
+			for _, n := range []int32{from, to} {
+				if !used[n] {
+					used[n] = true
+					nodes++
+				}
+			}
+		}
+	}
+	if len(labels) == 0 {
+		for i := range used {
+			used[i] = true // nodes without edges, too
+		}
+		nodes = g.Len()
+	}
 	if app.Globals.JSON || c.Format == "json" {
 		out := graphJSON{Heads: []string{}, Nodes: []repo.NodeInfo{}, Edges: []repo.EdgeView{}, Removed: g.Removed}
 		for _, h := range g.Heads {
 			out.Heads = append(out.Heads, h.String())
 		}
 		for i := int32(0); i < int32(g.Len()); i++ {
-			out.Nodes = append(out.Nodes, g.Describe(g.Node(i)))
+			if used[i] {
+				out.Nodes = append(out.Nodes, g.Describe(g.Node(i)))
+			}
 		}
 		for e := int32(0); e < int32(g.EdgeCount()); e++ {
 			if mask(e) {
@@ -71,7 +93,7 @@ func (c *DebugGraphCmd) Run(app *App, r *repo.Repo) error {
 	}
 	w := bufio.NewWriter(app.Stdout)
 	if c.Format == "dot" {
-		writeDot(w, g, mask)
+		writeDot(w, g, used, mask)
 		return w.Flush()
 	}
 	n := 0
@@ -82,17 +104,20 @@ func (c *DebugGraphCmd) Run(app *App, r *repo.Repo) error {
 			n++
 		}
 	}
-	fmt.Fprintf(w, "%d node(s), %d edge(s); %d edge batch(es), %d edge(s) unlinked\n", g.Len(), n, g.Batches, g.Removed)
+	fmt.Fprintf(w, "%d node(s), %d edge(s); %d edge batch(es), %d edge(s) unlinked\n", nodes, n, g.Batches, g.Removed)
 	return w.Flush()
 }
 
 // writeDot writes the graph in Graphviz's DOT language.
-func writeDot(w io.Writer, g *repo.Graph, keep func(int32) bool) {
+func writeDot(w io.Writer, g *repo.Graph, used []bool, keep func(int32) bool) {
 	fmt.Fprintln(w, "digraph ctx {")
 	fmt.Fprintln(w, "  rankdir=LR;")
 	fmt.Fprintln(w, "  node [shape=box, fontname=\"Helvetica\", fontsize=10];")
 	fmt.Fprintln(w, "  edge [fontname=\"Helvetica\", fontsize=9];")
 	for i := int32(0); i < int32(g.Len()); i++ {
+		if !used[i] {
+			continue
+		}
 		info := g.Describe(g.Node(i))
 		label := info.Name()
 		if info.Title != "" {
@@ -119,8 +144,8 @@ func writeDot(w io.Writer, g *repo.Graph, keep func(int32) bool) {
 }
 
 // dotQuote makes a DOT double-quoted string: quotes and backslashes
-// escaped, line breaks as \n (centred lines), other control characters
-// dropped.
+// escaped, line breaks as \n (centred lines), tabs as spaces, other
+// control characters dropped.
 func dotQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -131,6 +156,8 @@ func dotQuote(s string) string {
 			b.WriteRune(r)
 		case r == '\n':
 			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteByte(' ')
 		case r < 0x20 || r == 0x7f:
 		default:
 			b.WriteRune(r)

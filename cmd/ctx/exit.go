@@ -97,7 +97,11 @@ func classify(err error) code {
 		return codeRefConflict
 	case errors.Is(err, repo.ErrDiverged):
 		return codeRefDiverged
-	case errors.Is(err, object.ErrAmbiguous), errors.Is(err, narrative.ErrAmbiguous), errors.Is(err, repo.ErrAmbiguousNode):
+	case errors.Is(err, repo.ErrAmbiguousNode):
+		c := codeAmbiguousID
+		c.Hint = "name the node with its kind (file:PATH, dir:PATH, item:KEY, commit:REV, node:ID) or by a longer id"
+		return c
+	case errors.Is(err, object.ErrAmbiguous), errors.Is(err, narrative.ErrAmbiguous):
 		return codeAmbiguousID
 	case errors.Is(err, repo.ErrNodeNotFound):
 		c := codeNodeNotFound

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -89,9 +90,19 @@ func workingGraph(app *App, r *repo.Repo, at string) (*repo.Graph, error) {
 			return nil, err
 		}
 		if _, err := r.ReadCommit(id); err != nil {
+			if errors.Is(err, repo.ErrNotCommit) {
+				// A tree or blob given for --at is a mistake in the
+				// command line, not damage to the store.
+				return nil, &usageError{err: fmt.Errorf("--at %s: %w", at, err)}
+			}
 			return nil, err
 		}
 		opts.At = []object.ID{id}
+		// Name nodes the commit's narrative lacks (committed later) as
+		// the working narrative does.
+		if cat, err := r.Narrative().Load(); err == nil {
+			opts.Names = cat
+		}
 	} else {
 		cat, err := loadCatalog(app, r)
 		if err != nil {
@@ -117,6 +128,28 @@ func resolveNodes(app *App, r *repo.Repo, g *repo.Graph, args ...string) ([]grap
 	return out, nil
 }
 
+// resolveNodesAt resolves node arguments for a command that reads the graph
+// at --at REV (g; at is "" for the current graph): against g first, so that
+// a path deleted since or a title as REV recorded it still names its node,
+// then against the current graph. A node that the working narrative has
+// but REV never recorded is named by its id: relate and unlink commit edge
+// batches without the narrative, so the graph at a commit often has edges
+// of nodes its recorded narrative lacks.
+func resolveNodesAt(app *App, r *repo.Repo, g *repo.Graph, at string, args ...string) ([]graph.NodeID, error) {
+	out, err := resolveNodes(app, r, g, args...)
+	if err == nil || at == "" || !errors.Is(err, repo.ErrNodeNotFound) && !errors.Is(err, narrative.ErrNotFound) {
+		return out, err
+	}
+	cur, cerr := r.Graph(app.Ctx, repo.GraphOptions{}) // the working narrative, its warnings given already
+	if cerr != nil {
+		return nil, err
+	}
+	if out, cerr = resolveNodes(app, r, cur, args...); cerr != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RelateCmd is `ctx relate` (design §13.2.3).
 type RelateCmd struct {
 	From  string `arg:"" placeholder:"FROM" help:"${node_help}"`
@@ -136,7 +169,7 @@ func (c *RelateCmd) Validate() error {
 // Run writes the edge in a batch and a commit.
 func (c *RelateCmd) Run(app *App, w *repo.Writer) error {
 	l, _ := graph.ParseLabel(c.Label)
-	return link(app, w, c.From, c.To, l, &c.edgeFlags)
+	return link(app, w, "relate", c.From, c.To, l, &c.edgeFlags)
 }
 
 // LinkCmd is `ctx link`: relate in the knowledge graph's argument order.
@@ -147,8 +180,13 @@ type LinkCmd struct {
 	edgeFlags
 }
 
-// Validate checks the arguments before the store is locked.
+// Validate checks the arguments before the store is locked. A missing
+// --type is left to kong, which says the flag is missing (kong runs
+// Validate before it checks required flags).
 func (c *LinkCmd) Validate() error {
+	if c.Type == "" {
+		return c.edgeFlags.Validate()
+	}
 	if _, err := graph.ParseLabel(c.Type); err != nil {
 		return err
 	}
@@ -157,11 +195,16 @@ func (c *LinkCmd) Validate() error {
 
 // Run writes the edge in a batch and a commit.
 func (c *LinkCmd) Run(app *App, w *repo.Writer) error {
-	l, _ := graph.ParseLabel(c.Type)
-	return link(app, w, c.From, c.To, l, &c.edgeFlags)
+	l, err := graph.ParseLabel(c.Type) // --type '' passed Validate
+	if err != nil {
+		return &usageError{err: err, cmd: "link"}
+	}
+	return link(app, w, "link", c.From, c.To, l, &c.edgeFlags)
 }
 
-func link(app *App, w *repo.Writer, fromArg, toArg string, l graph.Label, f *edgeFlags) error {
+// link writes the edge fromArg l toArg for the command cmd (relate or
+// link).
+func link(app *App, w *repo.Writer, cmd, fromArg, toArg string, l graph.Label, f *edgeFlags) error {
 	g, err := workingGraph(app, w.Repo, "")
 	if err != nil {
 		return err
@@ -171,7 +214,12 @@ func link(app *App, w *repo.Writer, fromArg, toArg string, l graph.Label, f *edg
 		return err
 	}
 	if ns[0].ID == ns[1].ID {
-		return &usageError{err: fmt.Errorf("%s and %s are the same node: an edge joins two nodes", fromArg, toArg)}
+		return &usageError{err: fmt.Errorf("%s and %s are the same node: an edge joins two nodes", fromArg, toArg), cmd: cmd}
+	}
+	for _, n := range ns {
+		if info := g.Describe(n); info.State == "deleted" {
+			fmt.Fprintf(app.Stderr, "ctx: warning: %s is deleted (ctx restore %s brings it back); relating it anyway\n", info.Name(), info.Key)
+		}
 	}
 	res, err := w.Link(app.Ctx, g, []graph.Edge{f.edge(ns[0], ns[1], l)}, repo.EdgeOptions{Message: f.Message, Author: f.Author, Note: f.Evidence})
 	if err != nil {
@@ -289,7 +337,7 @@ func (c *EdgesCmd) Run(app *App, r *repo.Repo) error {
 	if err != nil {
 		return err
 	}
-	ns, err := resolveNodes(app, r, g, c.Node)
+	ns, err := resolveNodesAt(app, r, g, c.At, c.Node)
 	if err != nil {
 		return err
 	}
@@ -333,6 +381,9 @@ func edgesOf(g *repo.Graph, n graph.NodeID, dir graph.Direction, labels []graph.
 	}
 	if dir&graph.In != 0 {
 		for _, e := range g.In(i) {
+			if from, _ := g.Ends(e); from == i && dir&graph.Out != 0 {
+				continue // a loop (a hand-edited derived-from naming its own node), listed once, as out
+			}
 			if want(e) {
 				rows = append(rows, edgeRow{"in", g.View(e)})
 			}
@@ -451,7 +502,7 @@ func walkCmd(app *App, r *repo.Repo, at, arg string, dir graph.Direction, depth 
 	if err != nil {
 		return err
 	}
-	ns, err := resolveNodes(app, r, g, arg)
+	ns, err := resolveNodesAt(app, r, g, at, arg)
 	if err != nil {
 		return err
 	}

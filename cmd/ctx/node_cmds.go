@@ -29,7 +29,7 @@ func (c *ShowCmd) Run(app *App, r *repo.Repo) error {
 			return err
 		}
 		v := viewOf(r, n)
-		if err := c.edges(app, r, "", n, &v); err != nil {
+		if err := c.edges(app, r, "", cat, n, &v); err != nil {
 			return err
 		}
 		if !app.Globals.JSON {
@@ -60,7 +60,7 @@ func (c *ShowCmd) Run(app *App, r *repo.Repo) error {
 		return fmt.Errorf("%s at %s: %w", id, commit.Short(), err)
 	}
 	v := viewOf(r, old)
-	if err := c.edges(app, r, commit.String(), old, &v); err != nil {
+	if err := c.edges(app, r, commit.String(), nil, old, &v); err != nil {
 		return err
 	}
 	if !app.Globals.JSON {
@@ -72,12 +72,20 @@ func (c *ShowCmd) Run(app *App, r *repo.Repo) error {
 }
 
 // edges fills in the node's edges for --with-edges, from the graph at rev
-// (or the current one).
-func (c *ShowCmd) edges(app *App, r *repo.Repo, rev string, n *narrative.Node, v *nodeView) error {
+// as it recorded it, or with rev "" from the current graph with the
+// working narrative cat (already loaded: loading it again would repeat
+// its warnings).
+func (c *ShowCmd) edges(app *App, r *repo.Repo, rev string, cat *narrative.Catalog, n *narrative.Node, v *nodeView) error {
 	if !c.WithEdges {
 		return nil
 	}
-	g, err := workingGraph(app, r, rev)
+	var g *repo.Graph
+	var err error
+	if rev == "" {
+		g, err = r.Graph(app.Ctx, repo.GraphOptions{Catalog: cat})
+	} else {
+		g, err = workingGraph(app, r, rev)
+	}
 	if err != nil {
 		return err
 	}

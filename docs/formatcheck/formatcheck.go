@@ -75,9 +75,10 @@ type Ref struct {
 
 // Report is the result of Validate.
 type Report struct {
-	// Objects counts the intact objects (those that pass every step of
-	// FORMAT.md §3.2, including the typed object's schema): Blobs of them
-	// are blobs and Typed[name] are typed objects of type name.
+	// Objects counts the intact objects of objects/ (those that pass every
+	// step of FORMAT.md §3.2, including the typed object's schema): Blobs
+	// of them are blobs and Typed[name] are typed objects of type name.
+	// Derived objects (DERIVED/objects/, §4.7) are not counted.
 	Objects int
 	Blobs   int
 	Typed   map[string]int
@@ -89,7 +90,10 @@ type Report struct {
 	// HEAD is the ref HEAD names ("refs/main"), if HEAD is well-formed.
 	HEAD string
 	// STAGE is the ID in STAGE, if the file exists and is well-formed.
-	STAGE    string
+	STAGE string
+	// SccView is the ID DERIVED/scc_latest holds, if it names an intact
+	// and consistent scc_view in DERIVED/objects/ (§4.7).
+	SccView  string
 	Problems []Problem
 	Warnings []string
 }
@@ -287,6 +291,19 @@ var (
 
 const zeroID = "0000000000000000000000000000000000000000000000000000000000000000"
 
+// area is a directory of object files laid out as §3.2 describes: the
+// store's objects/, or DERIVED/objects/, which holds derived objects (§2,
+// §4.7).
+type area struct {
+	rel     string // "objects" or "DERIVED/objects"
+	objects map[string]*object
+	// derived: the objects are derived views, local and rebuildable. A
+	// reader MUST recompute a damaged view (§4.7), so damage there is no
+	// problem of the store: it is reported as a warning, and the objects
+	// are not counted.
+	derived bool
+}
+
 // object is what the walk learnt about one object file.
 type object struct {
 	path     string
@@ -307,7 +324,8 @@ type reference struct {
 type validator struct {
 	dir     string
 	rep     *Report
-	objects map[string]*object
+	objects map[string]*object // objects/
+	derived map[string]*object // DERIVED/objects/
 	dec     *zstd.Decoder
 }
 
@@ -318,6 +336,17 @@ func (v *validator) problem(code, p, format string, a ...any) {
 
 func (v *validator) warn(format string, a ...any) {
 	v.rep.Warnings = append(v.rep.Warnings, fmt.Sprintf(format, a...))
+}
+
+// objProblem reports a problem of an object file of area a: a problem of
+// the store for objects/, a warning for a derived object (§4.7).
+func (v *validator) objProblem(a *area, code, p, format string, args ...any) {
+	if !a.derived {
+		v.problem(code, p, format, args...)
+		return
+	}
+	v.warn("%s: %s %s: %s (a derived object: readers recompute it, §4.7)", p, code, codeNames[code],
+		fmt.Sprintf(format, args...))
 }
 
 // ResolveStore returns the store directory of dir: dir itself if it is a
@@ -337,10 +366,11 @@ func ResolveStore(dir string) (string, error) {
 // Validate checks the store at storeDir (a .ctx directory, or a project
 // directory containing one) against FORMAT.md: config.toml (§8) first,
 // and if it is missing or invalid nothing else (§12); otherwise every
-// object (§3.2, §4.1, schemas of §4.2–§4.5), every reference (§4.6), every
-// file and directory under refs/ (§6.1), HEAD (§6.2) and STAGE (§6.3). The
-// error is non-nil only when the store cannot be checked at all (not a
-// store, I/O error).
+// object (§3.2, §4.1, schemas of §4.2–§4.5 and §4.7), every reference
+// (§4.6), every file and directory under refs/ (§6.1), HEAD (§6.2) and
+// STAGE (§6.3); and DERIVED/ (§2, §4.7), whose damage is reported as
+// warnings. The error is non-nil only when the store cannot be checked at
+// all (not a store, I/O error).
 func Validate(storeDir string) (Report, error) {
 	dir, err := ResolveStore(storeDir)
 	if err != nil {
@@ -352,7 +382,7 @@ func Validate(storeDir string) (Report, error) {
 	}
 	defer dec.Close()
 	rep := Report{Typed: map[string]int{}}
-	v := &validator{dir: dir, rep: &rep, objects: map[string]*object{}, dec: dec}
+	v := &validator{dir: dir, rep: &rep, objects: map[string]*object{}, derived: map[string]*object{}, dec: dec}
 	// §12: a store whose config.toml is missing or invalid is refused as a
 	// whole (E016) before anything else is checked.
 	if err := v.checkConfig(); err != nil {
@@ -361,10 +391,13 @@ func Validate(storeDir string) (Report, error) {
 	if len(rep.Problems) > 0 {
 		return rep, nil
 	}
-	if err := v.walkObjects(); err != nil {
+	if err := v.walkArea(&area{rel: "objects", objects: v.objects}); err != nil {
 		return rep, err
 	}
 	v.checkReferences()
+	if err := v.checkDerived(); err != nil {
+		return rep, err
+	}
 	if err := v.walkRefs(); err != nil {
 		return rep, err
 	}
@@ -388,24 +421,25 @@ func Validate(storeDir string) (Report, error) {
 
 // ---------------------------------------------------------------- objects
 
-func (v *validator) walkObjects() error {
-	root := filepath.Join(v.dir, "objects")
+// walkArea reads every object file of a (§3.2).
+func (v *validator) walkArea(a *area) error {
+	root := filepath.Join(v.dir, filepath.FromSlash(a.rel))
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
 		name := e.Name()
-		rel := "objects/" + name
+		rel := a.rel + "/" + name
 		switch {
 		case strings.HasSuffix(name, ".tmp") && !e.IsDir():
 			// reported by checkTemps
 		case shardRe.MatchString(name) && isDir(filepath.Join(root, name), e):
-			if err := v.walkShard(name); err != nil {
+			if err := v.walkShard(a, name); err != nil {
 				return err
 			}
 		default:
-			v.warn("%s: unexpected file in objects/ (not an object)", rel)
+			v.warn("%s: unexpected file in %s/ (not an object)", rel, a.rel)
 		}
 	}
 	return nil
@@ -424,23 +458,23 @@ func isDir(p string, e fs.DirEntry) bool {
 	return err == nil && st.IsDir()
 }
 
-func (v *validator) walkShard(shard string) error {
-	ents, err := os.ReadDir(filepath.Join(v.dir, "objects", shard))
+func (v *validator) walkShard(a *area, shard string) error {
+	ents, err := os.ReadDir(filepath.Join(v.dir, filepath.FromSlash(a.rel), shard))
 	if err != nil {
 		return err
 	}
 	for _, e := range ents {
 		name := e.Name()
-		rel := "objects/" + shard + "/" + name
+		rel := a.rel + "/" + shard + "/" + name
 		switch {
 		case strings.HasSuffix(name, ".tmp") && !e.IsDir():
 			// reported by checkTemps
 		case hexID.MatchString(name) && name[:2] == shard:
 			// Read by its path, whatever it is (§3.2): a dangling link is
 			// missing, a directory or FIFO does not decompress.
-			v.readObject(name)
+			v.readObject(a, name)
 		default:
-			v.warn("%s: unexpected file in objects/ (not an object)", rel)
+			v.warn("%s: unexpected file in %s/ (not an object)", rel, a.rel)
 		}
 	}
 	return nil
@@ -470,85 +504,96 @@ func (c *collector) Write(p []byte) (int, error) {
 
 // readObject applies the reading procedure of §3.2 to one object file,
 // decompressing it as a stream so that blobs of any size are checked.
-func (v *validator) readObject(id string) {
-	rel := ObjectPath(id)
+func (v *validator) readObject(a *area, id string) {
+	rel := a.rel + "/" + id[:2] + "/" + id
 	o := &object{path: rel}
-	v.objects[id] = o
+	a.objects[id] = o
 	p := filepath.Join(v.dir, filepath.FromSlash(rel))
 	st, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		v.problem("E001", rel, "does not exist (a dangling symbolic link)")
+		v.objProblem(a, "E001", rel, "does not exist (a dangling symbolic link)")
 		return
 	}
 	if err == nil && !st.Mode().IsRegular() {
 		// Not opened, so that a FIFO cannot block the reader.
-		v.problem("E002", rel, "not a regular file: does not decompress")
+		v.objProblem(a, "E002", rel, "not a regular file: does not decompress")
 		return
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		v.problem("E001", rel, "cannot read: %v", err)
+		v.objProblem(a, "E001", rel, "cannot read: %v", err)
 		return
 	}
 	defer f.Close()
 	if err := v.dec.Reset(f); err != nil {
-		v.problem("E002", rel, "cannot decompress: %v", err)
+		v.objProblem(a, "E002", rel, "cannot decompress: %v", err)
 		return
 	}
 	h := blake3.New()
 	c := &collector{}
 	if _, err := io.Copy(io.MultiWriter(h, c), v.dec); err != nil {
-		v.problem("E002", rel, "cannot decompress: %v", err)
+		v.objProblem(a, "E002", rel, "cannot decompress: %v", err)
 		return
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != id {
-		v.problem("E002", rel, "content hashes to %s", got)
+		v.objProblem(a, "E002", rel, "content hashes to %s", got)
 		return
 	}
 	canon := c.buf
 	if c.n < 14 {
-		v.problem("E003", rel, "%d bytes: shorter than the 14-byte envelope header", c.n)
+		v.objProblem(a, "E003", rel, "%d bytes: shorter than the 14-byte envelope header", c.n)
 		return
 	}
 	if string(canon[:5]) != Magic {
-		v.problem("E003", rel, "magic %q, want %q", canon[:5], Magic)
+		v.objProblem(a, "E003", rel, "magic %q, want %q", canon[:5], Magic)
 		return
 	}
 	kind := canon[5]
 	if kind != KindBlob && kind != KindTyped {
-		v.problem("E003", rel, "kind %d, want 1 (blob) or 2 (typed)", kind)
+		v.objProblem(a, "E003", rel, "kind %d, want 1 (blob) or 2 (typed)", kind)
 		return
 	}
 	if n := binary.LittleEndian.Uint64(canon[6:14]); n != uint64(c.n-14) {
-		v.problem("E003", rel, "declared payload length %d, actual %d", n, c.n-14)
+		v.objProblem(a, "E003", rel, "declared payload length %d, actual %d", n, c.n-14)
 		return
 	}
 	if kind == KindTyped && c.n-14 > maxTypedPayload {
 		// §3.2: a reader MAY refuse to hold it; ctx does, with E004.
-		v.problem("E004", rel, "typed payload of %d bytes: larger than 512 MiB, refused", c.n-14)
+		v.objProblem(a, "E004", rel, "typed payload of %d bytes: larger than 512 MiB, refused", c.n-14)
 		return
 	}
 	o.kind = kind
 	if kind == KindBlob {
 		o.ok = true
-		v.rep.Objects++
-		v.rep.Blobs++
+		if !a.derived {
+			v.rep.Objects++
+			v.rep.Blobs++
+		}
 		return
 	}
 	item, err := DecodeStrict(canon[14:])
 	if err != nil {
-		v.problem("E004", rel, "payload: %v", err)
+		v.objProblem(a, "E004", rel, "payload: %v", err)
 		return
 	}
 	tn, refs, warns, err := checkSchema(item)
 	if err != nil {
-		v.problem("E004", rel, "%v", err)
+		v.objProblem(a, "E004", rel, "%v", err)
 		return
 	}
 	for _, w := range warns {
 		v.warn("%s: %s", rel, w)
 	}
 	o.ok, o.typeName, o.refs = true, tn, refs
+	if a.derived {
+		return
+	}
+	if tn == "scc_view" {
+		// §4.7: a derived object is stored under DERIVED/objects/, never in
+		// objects/. Where it is, it is still a valid object of a known
+		// type; §12 names no code for it, so it is a warning.
+		v.warn("%s: an scc_view in objects/ (derived objects belong in DERIVED/objects/, §4.7)", rel)
+	}
 	v.rep.Objects++
 	v.rep.Typed[tn]++
 }
@@ -787,7 +832,7 @@ func reqInt(get func(string) (Value, bool), where, key string) error {
 	return asInt(x, where+"."+key)
 }
 
-// checkSchema checks a decoded typed payload (§4.1–§4.5) and returns its
+// checkSchema checks a decoded typed payload (§4.1–§4.5, §4.7) and returns its
 // type name, its references and warnings (unknown fields).
 func checkSchema(item Value) (string, []reference, []string, error) {
 	if item.Kind != KMap || len(item.M) != 1 {
@@ -815,6 +860,8 @@ func checkSchema(item Value) (string, []reference, []string, error) {
 		err = s.workCommit(body)
 	case "edge_batch":
 		err = s.edgeBatch(body)
+	case "scc_view":
+		err = s.sccView(body)
 	default:
 		err = fmt.Errorf("unknown type name %q", tn)
 	}
@@ -837,17 +884,8 @@ func (s *schema) commit(b Value) error {
 	if err := reqInt(get, w, "timestamp_unix"); err != nil {
 		return err
 	}
-	if x, ok, err := opt(get, w, "author"); err != nil {
+	if err := optText(get, w, "author"); err != nil {
 		return err
-	} else if ok {
-		a, err := asText(x, w+".author")
-		if err != nil {
-			return err
-		}
-		if a == "" {
-			// §4.1: an optional text field is absent, never empty.
-			return fmt.Errorf("%s.author: optional text present but empty", w)
-		}
 	}
 	if _, err := reqText(get, w, "message"); err != nil {
 		return err
@@ -1015,7 +1053,7 @@ var (
 
 func (s *schema) edgeBatch(b Value) error {
 	const w = "edge_batch"
-	get, err := s.body(w, b, "edges", "created_at")
+	get, err := s.body(w, b, "edges", "created_at", "tombstones")
 	if err != nil {
 		return err
 	}
@@ -1033,37 +1071,7 @@ func (s *schema) edgeBatch(b Value) error {
 		if err != nil {
 			return err
 		}
-		for _, end := range []string{"from", "to"} {
-			n, err := req(g, we, end)
-			if err != nil {
-				return err
-			}
-			wn := we + "." + end
-			gn, err := s.body(wn, n, "kind", "id")
-			if err != nil {
-				return err
-			}
-			k, err := reqText(gn, wn, "kind")
-			if err != nil {
-				return err
-			}
-			if err := oneOf(k, wn+".kind", nodeKinds...); err != nil {
-				return err
-			}
-			idv, err := req(gn, wn, "id")
-			if err != nil {
-				return err
-			}
-			// Non-zero, but need not name a stored object (§4.5).
-			if _, err := asID(idv, wn+".id"); err != nil {
-				return err
-			}
-		}
-		l, err := reqText(g, we, "label")
-		if err != nil {
-			return err
-		}
-		if err := oneOf(l, we+".label", edgeLabels...); err != nil {
+		if err := s.relation(g, we); err != nil {
 			return err
 		}
 		if wt, ok, err := opt(g, we, "weight"); err != nil {
@@ -1076,44 +1084,136 @@ func (s *schema) edgeBatch(b Value) error {
 				return fmt.Errorf("%s.weight: not finite", we)
 			}
 		}
-		ev, err := req(g, we, "evidence")
+	}
+	// tombstones: optional, absent when empty (§4.5); each one has from,
+	// to, label and evidence, all required, checked as an edge's are.
+	if x, ok, err := opt(get, w, "tombstones"); err != nil {
+		return err
+	} else if ok {
+		ts, err := asArray(x, w+".tombstones")
 		if err != nil {
 			return err
 		}
-		wv := we + ".evidence"
-		gv, err := s.body(wv, ev, "commit_id", "span", "blob_id", "tool", "confidence")
-		if err != nil {
-			return err
+		if len(ts) == 0 {
+			// §4.5 "absent when empty", and §4.1: an absent value has one
+			// encoding, the key left out.
+			return fmt.Errorf("%s.tombstones: present but empty (absent when empty)", w)
 		}
-		if err := s.optID(gv, wv, "commit_id", "commit"); err != nil {
-			return err
-		}
-		if sp, ok, err := opt(gv, wv, "span"); err != nil {
-			return err
-		} else if ok {
-			if err := s.span(sp, wv+".span"); err != nil {
+		for i, t := range ts {
+			wt := fmt.Sprintf("edge_batch.tombstones[%d]", i)
+			g, err := s.body(wt, t, "from", "to", "label", "evidence")
+			if err != nil {
+				return err
+			}
+			if err := s.relation(g, wt); err != nil {
 				return err
 			}
 		}
-		if err := s.optID(gv, wv, "blob_id", "blob"); err != nil {
-			return err
-		}
-		t, err := reqText(gv, wv, "tool")
+	}
+	return reqInt(get, w, "created_at")
+}
+
+// relation checks what an edge and a tombstone share (§4.5): from and to
+// (node_id), label and evidence, all required; it records the references
+// of the evidence (§4.6).
+func (s *schema) relation(g func(string) (Value, bool), w string) error {
+	for _, end := range []string{"from", "to"} {
+		n, err := req(g, w, end)
 		if err != nil {
 			return err
 		}
-		if err := oneOf(t, wv+".tool", "human", "parser", "build", "analyzer", "command", "llm"); err != nil {
-			return err
-		}
-		c, err := reqText(gv, wv, "confidence")
-		if err != nil {
-			return err
-		}
-		if err := oneOf(c, wv+".confidence", "high", "medium", "low"); err != nil {
+		if err := s.nodeID(n, w+"."+end); err != nil {
 			return err
 		}
 	}
-	return reqInt(get, w, "created_at")
+	l, err := reqText(g, w, "label")
+	if err != nil {
+		return err
+	}
+	if err := oneOf(l, w+".label", edgeLabels...); err != nil {
+		return err
+	}
+	ev, err := req(g, w, "evidence")
+	if err != nil {
+		return err
+	}
+	return s.evidence(ev, w+".evidence")
+}
+
+// nodeID checks a node_id (§4.5): kind, one of the node kinds; id,
+// non-zero but need not name a stored object; key, optional text.
+func (s *schema) nodeID(n Value, w string) error {
+	g, err := s.body(w, n, "kind", "id", "key")
+	if err != nil {
+		return err
+	}
+	k, err := reqText(g, w, "kind")
+	if err != nil {
+		return err
+	}
+	if err := oneOf(k, w+".kind", nodeKinds...); err != nil {
+		return err
+	}
+	idv, err := req(g, w, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := asID(idv, w+".id"); err != nil {
+		return err
+	}
+	return optText(g, w, "key")
+}
+
+// optText checks an optional text field: absent, or a non-empty text
+// string (§4.1: an optional text field present with the empty string is
+// rejected).
+func optText(g func(string) (Value, bool), w, key string) error {
+	x, ok, err := opt(g, w, key)
+	if err != nil || !ok {
+		return err
+	}
+	t, err := asText(x, w+"."+key)
+	if err != nil {
+		return err
+	}
+	if t == "" {
+		return fmt.Errorf("%s.%s: optional text present but empty", w, key)
+	}
+	return nil
+}
+
+// evidence checks an evidence map (§4.5) and records its references
+// (§4.6): commit_id a commit, blob_id a blob.
+func (s *schema) evidence(ev Value, w string) error {
+	g, err := s.body(w, ev, "commit_id", "span", "blob_id", "tool", "confidence")
+	if err != nil {
+		return err
+	}
+	if err := s.optID(g, w, "commit_id", "commit"); err != nil {
+		return err
+	}
+	if sp, ok, err := opt(g, w, "span"); err != nil {
+		return err
+	} else if ok {
+		if err := s.span(sp, w+".span"); err != nil {
+			return err
+		}
+	}
+	if err := s.optID(g, w, "blob_id", "blob"); err != nil {
+		return err
+	}
+	t, err := reqText(g, w, "tool")
+	if err != nil {
+		return err
+	}
+	if err := oneOf(t, w+".tool", "human", "parser", "build", "analyzer", "command", "llm"); err != nil {
+		return err
+	}
+	c, err := reqText(g, w, "confidence")
+	if err != nil {
+		return err
+	}
+	return oneOf(c, w+".confidence", "high", "medium", "low")
 }
 
 // span: all four fields required, unsigned 32-bit integers; lines
@@ -1139,6 +1239,258 @@ func (s *schema) span(v Value, w string) error {
 	}
 	if n[2] < n[0] {
 		return fmt.Errorf("%s.end_line: %d < start_line %d", w, n[2], n[0])
+	}
+	return nil
+}
+
+// sccView checks an scc_view (§4.7): its fields, and that they are
+// consistent. Its ids reference nothing §4.6 lists: source is the blob id
+// of a text that is not stored, and heads are checked by the reader that
+// computes the graph, which recomputes a view whose source differs.
+func (s *schema) sccView(b Value) error {
+	const w = "scc_view"
+	get, err := s.body(w, b, "source", "heads", "created_at", "nodes", "comp", "count", "dag", "self_loops")
+	if err != nil {
+		return err
+	}
+	x, err := req(get, w, "source")
+	if err != nil {
+		return err
+	}
+	if _, err := asID(x, w+".source"); err != nil {
+		return err
+	}
+	x, err = req(get, w, "heads")
+	if err != nil {
+		return err
+	}
+	heads, err := asArray(x, w+".heads")
+	if err != nil {
+		return err
+	}
+	for i, h := range heads {
+		if _, err := asID(h, fmt.Sprintf("%s.heads[%d]", w, i)); err != nil {
+			return err
+		}
+	}
+	if err := reqInt(get, w, "created_at"); err != nil {
+		return err
+	}
+	// nodes: every node of the graph, sorted by id. A node's identity is
+	// its id alone (§4.5), so no id appears twice: strictly increasing.
+	x, err = req(get, w, "nodes")
+	if err != nil {
+		return err
+	}
+	nodes, err := asArray(x, w+".nodes")
+	if err != nil {
+		return err
+	}
+	var prev []byte
+	for i, n := range nodes {
+		wn := fmt.Sprintf("%s.nodes[%d]", w, i)
+		if err := s.nodeID(n, wn); err != nil {
+			return err
+		}
+		id, _ := n.Get("id")
+		if i > 0 && bytes.Compare(prev, id.B) >= 0 {
+			return fmt.Errorf("%s.id: %x does not sort strictly after %x (nodes are sorted by id)", wn, id.B, prev)
+		}
+		prev = id.B
+	}
+	x, err = req(get, w, "count")
+	if err != nil {
+		return err
+	}
+	count, err := compNumber(x, w+".count")
+	if err != nil {
+		return err
+	}
+	// count is the number of components and every node is in one, so
+	// there are at most as many components as nodes, and each has a node.
+	if count > uint64(len(nodes)) {
+		return fmt.Errorf("%s.count: %d components but %d nodes (a component has at least one node)", w, count, len(nodes))
+	}
+	x, err = req(get, w, "comp")
+	if err != nil {
+		return err
+	}
+	comp, err := asArray(x, w+".comp")
+	if err != nil {
+		return err
+	}
+	if len(comp) != len(nodes) {
+		return fmt.Errorf("%s.comp: %d component numbers for %d nodes", w, len(comp), len(nodes))
+	}
+	size := make([]int, count)
+	for i, c := range comp {
+		wc := fmt.Sprintf("%s.comp[%d]", w, i)
+		n, err := compNumber(c, wc)
+		if err != nil {
+			return err
+		}
+		if n >= count {
+			return fmt.Errorf("%s: component %d, not < count %d", wc, n, count)
+		}
+		size[n]++
+	}
+	for c, n := range size {
+		if n == 0 {
+			return fmt.Errorf("%s.comp: component %d of %d has no node", w, c, count)
+		}
+	}
+	// dag: edges between components, each once, sorted, every [a, b] with
+	// a < b.
+	x, err = req(get, w, "dag")
+	if err != nil {
+		return err
+	}
+	dag, err := asArray(x, w+".dag")
+	if err != nil {
+		return err
+	}
+	var pa, pb uint64
+	for i, e := range dag {
+		we := fmt.Sprintf("%s.dag[%d]", w, i)
+		pair, err := asArray(e, we)
+		if err != nil {
+			return err
+		}
+		if len(pair) != 2 {
+			return fmt.Errorf("%s: %d items, want [a, b]", we, len(pair))
+		}
+		a, err := compNumber(pair[0], we+"[0]")
+		if err != nil {
+			return err
+		}
+		b, err := compNumber(pair[1], we+"[1]")
+		if err != nil {
+			return err
+		}
+		if a >= b {
+			return fmt.Errorf("%s: edge [%d, %d] is not forward (a < b: components are numbered in a topological order)", we, a, b)
+		}
+		if b >= count {
+			return fmt.Errorf("%s: component %d, not < count %d", we, b, count)
+		}
+		if i > 0 && (a < pa || a == pa && b <= pb) {
+			return fmt.Errorf("%s: edge [%d, %d] does not sort strictly after [%d, %d] (sorted, each once)", we, a, b, pa, pb)
+		}
+		pa, pb = a, b
+	}
+	// self_loops: optional, absent when empty; components of one node,
+	// sorted (each once: they are a set of components).
+	x, ok, err := opt(get, w, "self_loops")
+	if err != nil || !ok {
+		return err
+	}
+	loops, err := asArray(x, w+".self_loops")
+	if err != nil {
+		return err
+	}
+	if len(loops) == 0 {
+		return fmt.Errorf("%s.self_loops: present but empty (absent when empty)", w)
+	}
+	var pc uint64
+	for i, l := range loops {
+		wl := fmt.Sprintf("%s.self_loops[%d]", w, i)
+		c, err := compNumber(l, wl)
+		if err != nil {
+			return err
+		}
+		if c >= count {
+			return fmt.Errorf("%s: component %d, not < count %d", wl, c, count)
+		}
+		if i > 0 && c <= pc {
+			return fmt.Errorf("%s: component %d does not sort strictly after %d", wl, c, pc)
+		}
+		if size[c] != 1 {
+			return fmt.Errorf("%s: component %d has %d nodes (self loops are components of one node)", wl, c, size[c])
+		}
+		pc = c
+	}
+	return nil
+}
+
+// compNumber reads an integer (§4.1) that counts or numbers components
+// (§4.7): components are numbered from 0, so it is not negative.
+func compNumber(x Value, where string) (uint64, error) {
+	if err := asInt(x, where); err != nil {
+		return 0, err
+	}
+	if x.Kind == KNint {
+		return 0, fmt.Errorf("%s: negative", where)
+	}
+	return x.U, nil
+}
+
+// ---------------------------------------------------------------- DERIVED
+
+// checkDerived checks DERIVED/ (§2, §4.7): the objects of DERIVED/objects/
+// (§3.2) and the pointer DERIVED/scc_latest, which holds the id of an
+// scc_view there and "\n". DERIVED/ is local and rebuildable, and a reader
+// MUST recompute a view that is damaged (§4.7): what is wrong there is
+// never a problem of the store, only a warning. A missing DERIVED/ is
+// empty (§2). Other files in DERIVED/ are not checked: §2 reserves the
+// directory for derived views, and a newer writer may add some.
+func (v *validator) checkDerived() error {
+	root := filepath.Join(v.dir, "DERIVED")
+	st, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		v.warn("DERIVED: not a directory (readers rebuild derived views, §4.7)")
+		return nil
+	}
+	a := &area{rel: "DERIVED/objects", objects: v.derived, derived: true}
+	if st, err := os.Stat(filepath.Join(root, "objects")); err == nil && st.IsDir() {
+		if err := v.walkArea(a); err != nil {
+			return err
+		}
+	} else if err == nil {
+		v.warn("DERIVED/objects: not a directory")
+	}
+	const rel = "DERIVED/scc_latest"
+	p := filepath.Join(root, "scc_latest")
+	st, err = os.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		// Not opened, so that a FIFO cannot block the reader.
+		v.warn("%s: not a regular file (readers recompute the view, §4.7)", rel)
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	id, ok := strings.CutSuffix(string(data), "\n")
+	if !ok || !hexID.MatchString(id) {
+		v.warn("%s: holds %q, want one ID and a newline (readers recompute the view, §4.7)", rel, trim(data))
+		return nil
+	}
+	o, ok := v.derived[id]
+	switch {
+	case !ok:
+		where := ""
+		if _, in := v.objects[id]; in {
+			where = " (it is in objects/, not DERIVED/objects/)"
+		}
+		v.warn("%s: names %s, which is not in DERIVED/objects/%s (readers recompute the view, §4.7)", rel, id, where)
+	case !o.ok:
+		v.warn("%s: names %s, which is damaged (readers recompute the view, §4.7)", rel, id)
+	case o.typeName != "scc_view":
+		v.warn("%s: names %s, a %s, not an scc_view (readers recompute the view, §4.7)", rel, id, describe(o))
+	default:
+		v.rep.SccView = id
 	}
 	return nil
 }

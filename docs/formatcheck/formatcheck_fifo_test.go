@@ -53,6 +53,13 @@ func TestNonRegularFiles(t *testing.T) {
 			want: codes("E002")},
 		{name: "temporary FIFO in objects", damage: func(t *testing.T, p string) { mkfifo(t, p, "objects/aa.tmp") },
 			want: codes()},
+		// DERIVED/ holds no problems of the store, only warnings (§4.7).
+		{name: "DERIVED/scc_latest is a FIFO", damage: func(t *testing.T, p string) { mkfifo(t, p, "DERIVED/scc_latest") },
+			want: codes()},
+		{name: "derived object file is a FIFO", damage: func(t *testing.T, p string) {
+			mkfifo(t, p, "DERIVED/objects/aa/"+a64)
+			setLatest(t, p, a64+"\n")
+		}, want: codes()},
 		// Symbolic links.
 		{name: "config.toml is a link to a file", damage: func(t *testing.T, p string) { moveAndLink(t, p, "config.toml") },
 			want: codes()},

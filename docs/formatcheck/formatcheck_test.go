@@ -1127,6 +1127,28 @@ func TestSchemas(t *testing.T) {
 		}
 		return Map("edge_batch", Map("edges", Array(Map(e...)), "created_at", Int(1)))
 	}
+	// tomb returns an edge_batch that removes one edge (§4.5), its
+	// tombstone's fields replaced by kv (nil: removed).
+	tomb := func(blob string, kv ...any) Value {
+		e := []any{"from", Map("kind", Text("file"), "id", B(blob), "key", Text("a.go")),
+			"to", Map("kind", Text("item"), "id", B(missing), "key", Text("net.Client.Connect")),
+			"label", Text("calls"), "evidence", Map("tool", Text("human"), "confidence", Text("high"))}
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == nil {
+				e = without(e, kv[i].(string))
+			} else {
+				e = with(e, kv[i].(string), kv[i+1].(Value))
+			}
+		}
+		return Map("edge_batch", Map("edges", Array(), "created_at", Int(1), "tombstones", Array(Map(e...))))
+	}
+	withTombstones := func(v, ts Value) Value {
+		v.M[0].V.M = append(v.M[0].V.M, Pair{Text("tombstones"), ts})
+		return v
+	}
+	node := func(kind, id string, kv ...any) Value {
+		return Map(append([]any{"kind", Text(kind), "id", B(id)}, kv...)...)
+	}
 	ev := func(kv ...any) Value {
 		return Map(append([]any{"tool", Text("human"), "confidence", Text("low")}, kv...)...)
 	}
@@ -1299,6 +1321,66 @@ func TestSchemas(t *testing.T) {
 		{"unknown field nested to level 64", func(b, c, w string) Value { return commitWith(b, "zz", nestedArrays(62)) }, codes(), nil, ""},
 		{"unknown field nested to level 65", func(b, c, w string) Value { return commitWith(b, "zz", nestedArrays(63)) }, codes("E004"), nil, ""},
 		{"edge_batch with no edges", func(b, c, w string) Value { return Map("edge_batch", Map("edges", Array(), "created_at", Int(1))) }, codes(), nil, ""},
+
+		// node_id.key (§4.5): optional text, so never present and empty (§4.1).
+		{"edge nodes with keys", func(b, c, w string) Value {
+			return edge(b, "from", node("file", b, "key", Text("net/client.go")), "to", node("commit", c, "key", Text(c)))
+		}, codes(), nil, ""},
+		{"edge node with an empty key", func(b, c, w string) Value { return edge(b, "from", node("file", b, "key", Text(""))) }, codes("E004"), nil, ""},
+		{"edge node with a null key", func(b, c, w string) Value { return edge(b, "to", node("item", b, "key", null)) }, codes("E004"), nil, ""},
+		{"edge node with a key as bytes", func(b, c, w string) Value { return edge(b, "from", node("file", b, "key", Bytes([]byte("a")))) }, codes("E004"), nil, ""},
+		{"edge node with a key of one space", func(b, c, w string) Value { return edge(b, "from", node("file", b, "key", Text(" "))) }, codes(), nil, ""},
+
+		// Tombstones (§4.5): from, to, label and evidence, all required,
+		// checked as an edge's are; their evidence's references are those
+		// of §4.6.
+		{"valid tombstone", func(b, c, w string) Value {
+			return tomb(b, "evidence", ev("commit_id", B(c), "blob_id", B(b), "span", span(1, 0, 3, 0)))
+		}, codes(), nil, ""},
+		{"tombstone without keys", func(b, c, w string) Value {
+			return tomb(b, "from", node("file", b), "to", node("item", missing))
+		}, codes(), nil, ""},
+		{"edge_batch that adds and removes the same edge", func(b, c, w string) Value {
+			return withTombstones(edge(b), tomb(b).M[0].V.M[2].V)
+		}, codes(), nil, ""},
+		{"edge_batch with empty tombstones", func(b, c, w string) Value { return withTombstones(edge(b), Array()) }, codes("E004"), nil, ""},
+		{"edge_batch with null tombstones", func(b, c, w string) Value { return withTombstones(edge(b), null) }, codes("E004"), nil, ""},
+		{"edge_batch with tombstones a map", func(b, c, w string) Value { return withTombstones(edge(b), Map()) }, codes("E004"), nil, ""},
+		{"tombstone that is not a map", func(b, c, w string) Value { return withTombstones(edge(b), Array(Text("x"))) }, codes("E004"), nil, ""},
+		{"tombstone without from", func(b, c, w string) Value { return tomb(b, "from", nil) }, codes("E004"), nil, ""},
+		{"tombstone without to", func(b, c, w string) Value { return tomb(b, "to", nil) }, codes("E004"), nil, ""},
+		{"tombstone without label", func(b, c, w string) Value { return tomb(b, "label", nil) }, codes("E004"), nil, ""},
+		{"tombstone without evidence", func(b, c, w string) Value { return tomb(b, "evidence", nil) }, codes("E004"), nil, ""},
+		{"tombstone with null label", func(b, c, w string) Value { return tomb(b, "label", null) }, codes("E004"), nil, ""},
+		{"tombstone with a weight (unknown: ignored)", func(b, c, w string) Value { return tomb(b, "weight", Float(0.5)) }, codes(), nil, ""},
+		{"tombstone label likes", func(b, c, w string) Value { return tomb(b, "label", Text("likes")) }, codes("E004"), nil, ""},
+		{"tombstone label DerivedFrom (not the stored form)", func(b, c, w string) Value { return tomb(b, "label", Text("DerivedFrom")) }, codes("E004"), nil, ""},
+		{"tombstone node kind blob", func(b, c, w string) Value { return tomb(b, "to", node("blob", b)) }, codes("E004"), nil, ""},
+		{"tombstone node kind open-question", func(b, c, w string) Value { return tomb(b, "from", node("open-question", b)) }, codes("E004"), nil, ""},
+		{"tombstone node without kind", func(b, c, w string) Value { return tomb(b, "from", Map("id", B(b))) }, codes("E004"), nil, ""},
+		{"tombstone from with a zero id", func(b, c, w string) Value { return tomb(b, "from", node("file", zeroID)) }, codes("E004"), nil, ""},
+		{"tombstone to with a zero id", func(b, c, w string) Value { return tomb(b, "to", node("item", zeroID)) }, codes("E004"), nil, ""},
+		{"tombstone node with an empty key", func(b, c, w string) Value { return tomb(b, "to", node("item", b, "key", Text(""))) }, codes("E004"), nil, ""},
+		{"tombstone evidence tool robot", func(b, c, w string) Value {
+			return tomb(b, "evidence", Map("tool", Text("robot"), "confidence", Text("low")))
+		}, codes("E004"), nil, ""},
+		{"tombstone evidence confidence certain", func(b, c, w string) Value {
+			return tomb(b, "evidence", Map("tool", Text("human"), "confidence", Text("certain")))
+		}, codes("E004"), nil, ""},
+		{"tombstone evidence without tool", func(b, c, w string) Value { return tomb(b, "evidence", Map("confidence", Text("low"))) }, codes("E004"), nil, ""},
+		{"tombstone span start_line 0", func(b, c, w string) Value { return tomb(b, "evidence", ev("span", span(0, 1, 1, 1))) }, codes("E004"), nil, ""},
+		{"tombstone span end_line before start_line", func(b, c, w string) Value { return tomb(b, "evidence", ev("span", span(3, 1, 2, 1))) }, codes("E004"), nil, ""},
+		{"tombstone span with a column of 2^32", func(b, c, w string) Value { return tomb(b, "evidence", ev("span", span(1, 1<<32, 1, 0))) }, codes("E004"), nil, ""},
+		{"tombstone span with only start_line", func(b, c, w string) Value { return tomb(b, "evidence", ev("span", Map("start_line", Uint(1)))) }, codes("E004"), nil, ""},
+		{"tombstone span with end_col before start_col", func(b, c, w string) Value { return tomb(b, "evidence", ev("span", span(2, 9, 2, 1))) }, codes(), nil, ""},
+		{"tombstone evidence commit_id zero", func(b, c, w string) Value { return tomb(b, "evidence", ev("commit_id", B(zeroID))) }, codes("E004"), nil, ""},
+		{"tombstone evidence blob_id zero", func(b, c, w string) Value { return tomb(b, "evidence", ev("blob_id", B(zeroID))) }, codes("E004"), nil, ""},
+		{"tombstone evidence commit_id missing", func(b, c, w string) Value { return tomb(b, "evidence", ev("commit_id", B(missing))) }, codes("E001"), nil, ""},
+		{"tombstone evidence commit_id names a blob", func(b, c, w string) Value { return tomb(b, "evidence", ev("commit_id", B(b))) }, codes("E004"), nil, ""},
+		{"tombstone evidence commit_id names a work_commit", func(b, c, w string) Value { return tomb(b, "evidence", ev("commit_id", B(w))) }, codes("E004"), nil, ""},
+		{"tombstone evidence blob_id missing", func(b, c, w string) Value { return tomb(b, "evidence", ev("blob_id", B(missing))) }, codes("E001"), nil, ""},
+		{"tombstone evidence blob_id names a commit", func(b, c, w string) Value { return tomb(b, "evidence", ev("blob_id", B(c))) }, codes("E004"), nil, ""},
+		{"tombstone evidence with null blob_id", func(b, c, w string) Value { return tomb(b, "evidence", ev("blob_id", null)) }, codes("E004"), nil, ""},
 	}
 	base := demo(t)
 	blob, commit := firstOf(t, base, "blob"), head(t, base)
@@ -1318,6 +1400,440 @@ func TestSchemas(t *testing.T) {
 			}})
 	}
 	runDamage(t, dcs)
+}
+
+// ---------------------------------------------------------------- DERIVED and scc_view
+
+// writeDerived stores canonical bytes as a derived object, in
+// DERIVED/objects/ (§2, §4.7: laid out like objects/), and returns its ID.
+func writeDerived(t *testing.T, project string, canon []byte) string {
+	t.Helper()
+	id := ID(canon)
+	f := filepath.Join(storeOf(project), "DERIVED", "objects", id[:2], id)
+	if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(f, compress(t, canon), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// setLatest writes DERIVED/scc_latest.
+func setLatest(t *testing.T, project, content string) {
+	t.Helper()
+	d := filepath.Join(storeOf(project), "DERIVED")
+	os.MkdirAll(d, 0o755)
+	if err := os.WriteFile(filepath.Join(d, "scc_latest"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// sccSource is the source of §4.7 for a graph without narrative-declared
+// edges: the blob id of "scc_view 1\n" and a "head H\n" line per head.
+func sccSource(heads ...string) string {
+	hs := append([]string(nil), heads...)
+	sort.Strings(hs)
+	text := "scc_view 1\n"
+	for _, h := range hs {
+		text += "head " + h + "\n"
+	}
+	return ID(Canonical(KindBlob, []byte(text)))
+}
+
+// sccViewOf returns a valid scc_view (§4.7) of four nodes: n1 → {n2, n3}
+// (a cycle) → n4 (a self loop), its fields replaced by kv (nil: removed).
+func sccViewOf(t *testing.T, head string, kv ...any) Value {
+	B := func(id string) Value { return Bytes(idBytes(t, id)) }
+	n := func(kind, digit string, extra ...any) Value {
+		return Map(append([]any{"kind", Text(kind), "id", B(strings.Repeat(digit, 64))}, extra...)...)
+	}
+	pair := func(a, b uint64) Value { return Array(Uint(a), Uint(b)) }
+	fields := []any{
+		"source", B(sccSource(head)),
+		"heads", Array(B(head)),
+		"created_at", Int(1700000000),
+		"nodes", Array(n("file", "1", "key", Text("a.go")), n("task", "2"), n("fact", "3"), n("item", "4", "key", Text("net.Dial"))),
+		"comp", Array(Uint(0), Uint(1), Uint(1), Uint(2)),
+		"count", Uint(3),
+		"dag", Array(pair(0, 1), pair(1, 2)),
+		"self_loops", Array(Uint(2)),
+	}
+	for i := 0; i < len(kv); i += 2 {
+		var r []any
+		for j := 0; j < len(fields); j += 2 {
+			if fields[j] != kv[i] {
+				r = append(r, fields[j], fields[j+1])
+			}
+		}
+		if kv[i+1] != nil {
+			r = append(r, kv[i], kv[i+1])
+		}
+		fields = r
+	}
+	return Map("scc_view", Map(fields...))
+}
+
+// TestSccView checks scc_views (§4.7), valid and inconsistent, in the
+// two places one can be: in DERIVED/objects/ named by DERIVED/scc_latest,
+// where damage is a warning (a reader MUST recompute a damaged view, so it
+// is no damage of the store) and the object is not counted; and in
+// objects/, where a derived object does not belong (a warning) and where
+// an inconsistent one is an object whose schema is broken (E004).
+func TestSccView(t *testing.T) {
+	B := func(id string) Value { return Bytes(idBytes(t, id)) }
+	U := func(us ...uint64) Value {
+		vs := make([]Value, len(us))
+		for i, u := range us {
+			vs[i] = Uint(u)
+		}
+		return Array(vs...)
+	}
+	pair := func(a, b uint64) Value { return Array(Uint(a), Uint(b)) }
+	node := func(kind, digit string, extra ...any) Value {
+		return Map(append([]any{"kind", Text(kind), "id", B(strings.Repeat(digit, 64))}, extra...)...)
+	}
+	null := Value{Kind: KSimple, U: 22}
+	type sc struct {
+		name  string
+		kv    []any // changes to sccViewOf's valid view
+		valid bool
+		// ctxValid: ctx reads the view as valid (an objects/ copy passes
+		// its verify) although the spec says otherwise; see note.
+		ctxValid bool
+		note     string
+	}
+	cases := []sc{
+		{name: "valid", valid: true},
+		{name: "valid without self_loops", kv: []any{"self_loops", nil}, valid: true},
+		{name: "valid: the empty graph", kv: []any{"nodes", Array(), "comp", Array(), "count", Uint(0), "dag", Array(), "self_loops", nil}, valid: true},
+		{name: "valid: no DAG edges", kv: []any{"dag", Array()}, valid: true},
+		{name: "valid: one component of every node", kv: []any{"comp", U(0, 0, 0, 0), "count", Uint(1), "dag", Array(), "self_loops", nil}, valid: true},
+		{name: "valid: two heads", kv: []any{"heads", Array(B(emptyTreeID), B(strings.Repeat("e", 64)))}, valid: true},
+		{name: "valid: a field this reader does not know", kv: []any{"zz", Uint(1)}, valid: true},
+		// Schema (§4.1, §4.7).
+		{name: "without source", kv: []any{"source", nil}},
+		{name: "without nodes", kv: []any{"nodes", nil}},
+		{name: "without dag", kv: []any{"dag", nil}},
+		{name: "source zero", kv: []any{"source", B(zeroID)}},
+		{name: "head zero", kv: []any{"heads", Array(B(zeroID))}},
+		{name: "count as a float", kv: []any{"count", Float(3)}},
+		{name: "null self_loops", kv: []any{"self_loops", null}},
+		{name: "self_loops present but empty", kv: []any{"self_loops", Array()}},
+		{name: "node with an empty key", kv: []any{"nodes", Array(node("file", "1", "key", Text("")), node("task", "2"), node("fact", "3"), node("item", "4"))}},
+		{name: "node of kind blob", kv: []any{"nodes", Array(node("blob", "1"), node("task", "2"), node("fact", "3"), node("item", "4"))}},
+		{name: "node with a zero id", kv: []any{"nodes", Array(Map("kind", Text("file"), "id", B(zeroID)), node("task", "2"), node("fact", "3"), node("item", "4"))}},
+		// comp and count.
+		{name: "comp shorter than nodes", kv: []any{"comp", U(0, 1, 1)}},
+		{name: "comp longer than nodes", kv: []any{"comp", U(0, 1, 1, 2, 2)}},
+		{name: "comp equal to count", kv: []any{"comp", U(0, 1, 1, 3)}},
+		{name: "comp above count", kv: []any{"comp", U(0, 1, 1, 7)}},
+		{name: "comp negative", kv: []any{"comp", Array(Uint(0), Uint(1), Uint(1), Int(-1))}},
+		{name: "count 0 with nodes", kv: []any{"count", Uint(0)}},
+		{name: "count above the number of nodes", kv: []any{"count", Uint(5)}},
+		{name: "count of 2^63", kv: []any{"count", Uint(1 << 63)}},
+		{name: "a component without nodes", kv: []any{"comp", U(0, 2, 2, 2), "dag", Array(), "self_loops", nil}},
+		// nodes sorted by id.
+		{name: "nodes not sorted", kv: []any{"nodes", Array(node("task", "2"), node("file", "1"), node("fact", "3"), node("item", "4"))}},
+		{name: "a node twice", kv: []any{"nodes", Array(node("file", "1"), node("task", "2"), node("task", "2"), node("item", "4"))}},
+		// dag: forward, in range, sorted, each once.
+		{name: "dag edge not forward", kv: []any{"dag", Array(pair(1, 0))}},
+		{name: "dag edge from a component to itself", kv: []any{"dag", Array(pair(1, 1))}},
+		{name: "dag edge out of range", kv: []any{"dag", Array(pair(0, 1), pair(1, 3))}},
+		{name: "dag not sorted", kv: []any{"dag", Array(pair(1, 2), pair(0, 1))}},
+		{name: "dag edge twice", kv: []any{"dag", Array(pair(0, 1), pair(0, 1), pair(1, 2))}},
+		{name: "dag edge of three integers", kv: []any{"dag", Array(Array(Uint(0), Uint(1), Uint(2)))}},
+		{name: "dag edge of one integer", kv: []any{"dag", Array(Array(Uint(0)))}},
+		{name: "dag edge that is not an array", kv: []any{"dag", Array(Uint(1))}},
+		// self_loops: in range, sorted, each once, on components of one node.
+		{name: "self_loops out of range", kv: []any{"self_loops", U(3)}},
+		{name: "self_loops not sorted", kv: []any{"self_loops", U(2, 0)}},
+		{name: "self_loops repeated", kv: []any{"self_loops", U(2, 2)}},
+		{name: "self loop on a component of two nodes", kv: []any{"self_loops", U(1)}},
+	}
+	base := demo(t)
+	root := "b2324ff3a1be72b011857ae6599338ba81b7ce88c8c74aab1ca5358124540de0"
+	for _, c := range cases {
+		payload := Encode(sccViewOf(t, root, c.kv...))
+		if _, err := DecodeStrict(payload); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		canon := Canonical(KindTyped, payload)
+		t.Run("DERIVED/"+c.name, func(t *testing.T) {
+			p := copyTree(t, base)
+			id := writeDerived(t, p, canon)
+			setLatest(t, p, id+"\n")
+			rep := validate(t, p)
+			for _, pr := range rep.Problems {
+				t.Errorf("problem (DERIVED/ holds no problems, only warnings): %v", pr)
+			}
+			warned := strings.Join(rep.Warnings, "\n")
+			if c.valid {
+				if rep.SccView != id {
+					t.Errorf("SccView = %q, want %s; warnings:\n%s", rep.SccView, id, warned)
+				}
+			} else {
+				if rep.SccView != "" || !strings.Contains(warned, "DERIVED/scc_latest: names "+id+", which is damaged") ||
+					!strings.Contains(warned, "DERIVED/objects/"+id[:2]+"/"+id+": E004") {
+					t.Errorf("SccView = %q, warnings:\n%s", rep.SccView, warned)
+				} else {
+					t.Logf("warnings: %s", warned)
+				}
+			}
+			// ctx verify does not look into DERIVED/: clean, and the same
+			// counts, so the derived object is counted by neither.
+			v := verify(t, p)
+			if !v.OK || len(v.Problems) != 0 {
+				t.Errorf("ctx verify: %+v", v.Problems)
+			}
+			sameCounts(t, rep, v)
+		})
+	}
+	var dcs []damageCase
+	for _, c := range cases {
+		want, ctxWant := codes("E004"), []string(nil)
+		if c.valid {
+			want = codes()
+		}
+		if c.ctxValid {
+			ctxWant = codes()
+		}
+		dcs = append(dcs, damageCase{name: "objects/" + c.name, base: func(t *testing.T) string { return copyTree(t, base) },
+			want: want, ctxWant: ctxWant, note: c.note, noCounts: ctxWant != nil,
+			damage: func(t *testing.T, p string) {
+				writeTyped(t, p, Encode(sccViewOf(t, root, c.kv...)))
+			}})
+	}
+	runDamage(t, dcs)
+	t.Run("objects/valid view warns", func(t *testing.T) {
+		p := copyTree(t, base)
+		id := writeTyped(t, p, Encode(sccViewOf(t, root)))
+		rep := validate(t, p)
+		if rep.Typed["scc_view"] != 1 || !strings.Contains(strings.Join(rep.Warnings, "\n"), ObjectPath(id)+": an scc_view in objects/") {
+			t.Errorf("typed %v, warnings %q", rep.Typed, rep.Warnings)
+		}
+	})
+}
+
+// TestDerived checks DERIVED/ itself (§2, §4.7): the pointer scc_latest
+// and the files of DERIVED/objects/. Nothing there is a problem of the
+// store: a reader treats a missing DERIVED/ as empty and recomputes a
+// damaged view.
+func TestDerived(t *testing.T) {
+	base := demo(t)
+	root := "b2324ff3a1be72b011857ae6599338ba81b7ce88c8c74aab1ca5358124540de0"
+	view := func(t *testing.T, p string) string {
+		return writeDerived(t, p, Canonical(KindTyped, Encode(sccViewOf(t, root))))
+	}
+	for _, tc := range []struct {
+		name   string
+		setup  func(t *testing.T, p string) string // returns the valid view's ID, if any
+		warn   string                              // a warning that must be reported; "": none at all
+		noView bool                                // Report.SccView must be empty
+	}{
+		{name: "no DERIVED", setup: func(t *testing.T, p string) string { return "" }, noView: true},
+		{name: "empty DERIVED", setup: func(t *testing.T, p string) string {
+			os.Mkdir(filepath.Join(storeOf(p), "DERIVED"), 0o755)
+			return ""
+		}, noView: true},
+		{name: "a view and no scc_latest", setup: func(t *testing.T, p string) string { view(t, p); return "" }, noView: true},
+		{name: "valid view", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			setLatest(t, p, id+"\n")
+			return id
+		}},
+		{name: "valid view and a stale one left beside it", setup: func(t *testing.T, p string) string {
+			writeDerived(t, p, Canonical(KindTyped, Encode(sccViewOf(t, root, "created_at", Int(1)))))
+			id := view(t, p)
+			setLatest(t, p, id+"\n")
+			return id
+		}},
+		{name: "scc_latest without its newline", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, view(t, p))
+			return ""
+		}, warn: "DERIVED/scc_latest: holds", noView: true},
+		{name: "scc_latest in uppercase", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, strings.ToUpper(view(t, p))+"\n")
+			return ""
+		}, warn: "DERIVED/scc_latest: holds", noView: true},
+		{name: "scc_latest with CRLF", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, view(t, p)+"\r\n")
+			return ""
+		}, warn: "DERIVED/scc_latest: holds", noView: true},
+		{name: "scc_latest empty", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, "")
+			return ""
+		}, warn: "DERIVED/scc_latest: holds", noView: true},
+		{name: "scc_latest names a missing view", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, strings.Repeat("5", 64)+"\n")
+			return ""
+		}, warn: "which is not in DERIVED/objects/", noView: true},
+		{name: "scc_latest names an object of objects/", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, emptyTreeID+"\n")
+			return ""
+		}, warn: "(it is in objects/, not DERIVED/objects/)", noView: true},
+		{name: "scc_latest names a derived tree", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, writeDerived(t, p, Canonical(KindTyped, Encode(treeOf())))+"\n")
+			return ""
+		}, warn: "a tree, not an scc_view", noView: true},
+		{name: "scc_latest names a derived blob", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, writeDerived(t, p, Canonical(KindBlob, []byte("x")))+"\n")
+			return ""
+		}, warn: "a blob, not an scc_view", noView: true},
+		{name: "scc_latest names a view that does not hash to its name", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			f := filepath.Join(storeOf(p), "DERIVED", "objects", id[:2], id)
+			os.Chmod(f, 0o644)
+			os.WriteFile(f, compress(t, Canonical(KindTyped, Encode(sccViewOf(t, root, "created_at", Int(2))))), 0o444)
+			setLatest(t, p, id+"\n")
+			return ""
+		}, warn: ": E002 HashMismatch: ", noView: true},
+		{name: "scc_latest names a view that is not zstd", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			f := filepath.Join(storeOf(p), "DERIVED", "objects", id[:2], id)
+			os.Chmod(f, 0o644)
+			os.WriteFile(f, []byte("not zstd"), 0o444)
+			setLatest(t, p, id+"\n")
+			return ""
+		}, warn: "which is damaged", noView: true},
+		{name: "scc_latest names a non-canonical view", setup: func(t *testing.T, p string) string {
+			setLatest(t, p, writeDerived(t, p, Canonical(KindTyped, EncodeAsIs(sccViewOf(t, root))))+"\n")
+			return ""
+		}, warn: ": E004 DeserializationFailed: ", noView: true},
+		{name: "scc_latest is a directory", setup: func(t *testing.T, p string) string {
+			os.MkdirAll(filepath.Join(storeOf(p), "DERIVED", "scc_latest"), 0o755)
+			return ""
+		}, warn: "DERIVED/scc_latest: not a regular file", noView: true},
+		{name: "DERIVED is a file", setup: func(t *testing.T, p string) string {
+			writeStoreFile(t, p, "DERIVED", "")
+			return ""
+		}, warn: "DERIVED: not a directory", noView: true},
+		{name: "stray file in DERIVED/objects", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			setLatest(t, p, id+"\n")
+			writeStoreFile(t, p, "DERIVED/objects/junk", "x")
+			return id
+		}, warn: "DERIVED/objects/junk: unexpected file in DERIVED/objects/"},
+		{name: "object in the wrong shard of DERIVED/objects", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			os.MkdirAll(filepath.Join(storeOf(p), "DERIVED", "objects", "zz"), 0o755)
+			writeStoreFile(t, p, "DERIVED/objects/zz/"+id, "x")
+			setLatest(t, p, id+"\n")
+			return id
+		}, warn: "DERIVED/objects/zz: unexpected file"},
+		{name: "temporary file in DERIVED", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			setLatest(t, p, id+"\n")
+			writeStoreFile(t, p, "DERIVED/scc_latest.tmp", "x")
+			return id
+		}, warn: "DERIVED/scc_latest.tmp: temporary file"},
+		{name: "other files in DERIVED (views of a newer writer)", setup: func(t *testing.T, p string) string {
+			id := view(t, p)
+			setLatest(t, p, id+"\n")
+			writeStoreFile(t, p, "DERIVED/other_latest", "x")
+			return id
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := copyTree(t, base)
+			id := tc.setup(t, p)
+			rep := validate(t, p)
+			for _, pr := range rep.Problems {
+				t.Errorf("problem: %v", pr)
+			}
+			warned := strings.Join(rep.Warnings, "\n")
+			if tc.warn == "" && len(rep.Warnings) > 0 || tc.warn != "" && !strings.Contains(warned, tc.warn) {
+				t.Errorf("warnings:\n%s\nwant %q", warned, tc.warn)
+			}
+			if tc.noView && rep.SccView != "" || !tc.noView && rep.SccView != id {
+				t.Errorf("SccView = %q, want %q", rep.SccView, id)
+			}
+			v := verify(t, p)
+			if !v.OK || len(v.Problems) != 0 {
+				t.Errorf("ctx verify: %+v", v.Problems)
+			}
+			sameCounts(t, rep, v)
+		})
+	}
+}
+
+// TestSccViewCtx: ctx writes views that formatcheck accepts, uses one
+// written from the spec alone (so §4.7's source agrees with ctx's), and
+// recomputes a damaged one as §4.7 requires.
+func TestSccViewCtx(t *testing.T) {
+	type scc struct {
+		Nodes int  `json:"nodes"`
+		Fresh bool `json:"fresh"`
+	}
+	run := func(t *testing.T, p string) scc {
+		t.Helper()
+		var s scc
+		if err := json.Unmarshal([]byte(mustCtx(t, p, "--json", "debug", "graph", "--scc")), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	latest := func(t *testing.T, p string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(storeOf(p), "DERIVED", "scc_latest"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSuffix(string(b), "\n")
+	}
+	t.Run("ctx's view of the demo", func(t *testing.T) {
+		p := demo(t)
+		if s := run(t, p); s.Fresh || s.Nodes == 0 {
+			t.Fatalf("ctx debug graph --scc: %+v", s)
+		}
+		rep, _ := requireClean(t, p)
+		if id := latest(t, p); rep.SccView != id || len(rep.Warnings) != 0 {
+			t.Errorf("SccView %q, want %s; warnings %q", rep.SccView, id, rep.Warnings)
+		}
+		if s := run(t, p); !s.Fresh {
+			t.Errorf("second run: %+v, want the stored view", s)
+		}
+	})
+	// An empty graph (a new store: no batch, no narrative node), whose
+	// source is the blob id of "scc_view 1\nhead ROOT\n".
+	empty := func(t *testing.T, root string, kv ...any) Value {
+		base := []any{"nodes", Array(), "comp", Array(), "count", Uint(0), "dag", Array(), "self_loops", nil}
+		return sccViewOf(t, root, append(base, kv...)...)
+	}
+	t.Run("a view written from the spec", func(t *testing.T) {
+		p := initProject(t)
+		root := head(t, p)
+		id := writeDerived(t, p, Canonical(KindTyped, Encode(empty(t, root))))
+		setLatest(t, p, id+"\n")
+		if rep, _ := requireClean(t, p); rep.SccView != id {
+			t.Fatalf("SccView %q, want %s", rep.SccView, id)
+		}
+		if s := run(t, p); !s.Fresh {
+			t.Errorf("ctx did not use the view (its source differs from ctx's?): %+v", s)
+		}
+		if got := latest(t, p); got != id {
+			t.Errorf("scc_latest = %s, want %s", got, id)
+		}
+	})
+	t.Run("a damaged view with the right source", func(t *testing.T) {
+		p := initProject(t)
+		root := head(t, p)
+		id := writeDerived(t, p, Canonical(KindTyped, Encode(empty(t, root, "count", Uint(1)))))
+		setLatest(t, p, id+"\n")
+		if rep := validate(t, p); rep.SccView != "" || len(rep.Problems) != 0 {
+			t.Fatalf("SccView %q, problems %v", rep.SccView, rep.Problems)
+		}
+		if s := run(t, p); s.Fresh {
+			t.Errorf("ctx used a damaged view: %+v", s)
+		}
+		rep, _ := requireClean(t, p)
+		if got := latest(t, p); got == id || rep.SccView != got || len(rep.Warnings) != 0 {
+			t.Errorf("after ctx: scc_latest %s (damaged %s), SccView %q, warnings %q", got, id, rep.SccView, rep.Warnings)
+		}
+		if _, err := os.Stat(filepath.Join(storeOf(p), "DERIVED", "objects", id[:2], id)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("the replaced view is still there (§4.7: the writer removes it): %v", err)
+		}
+	})
 }
 
 // nestedArrays returns n arrays, each holding the next; the innermost

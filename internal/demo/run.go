@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
@@ -186,6 +187,7 @@ func narrate(ctx context.Context, r *repo.Repo, out io.Writer, step func(string,
 			Content: "Connect gives up with ErrTimeout after Backoff.Max attempts",
 		}},
 	}
+	var added []*narrative.Node
 	for _, a := range adds {
 		step("%s", a.shown)
 		n, err := sp.Add(a.node)
@@ -193,6 +195,7 @@ func narrate(ctx context.Context, r *repo.Repo, out io.Writer, step func(string,
 			return err
 		}
 		fmt.Fprintln(out, n.ID)
+		added = append(added, n)
 	}
 	step("ctx commit -m 'Record the retry task and decision'")
 	res, err := w.Commit(ctx, repo.CommitOptions{Message: "Record the retry task and decision", Author: "ctx demo"})
@@ -221,6 +224,49 @@ func narrate(ctx context.Context, r *repo.Repo, out io.Writer, step func(string,
 		return err
 	}
 	fmt.Fprint(out, string(b))
+	return relate(ctx, w, out, step, added[0], added[2], added[1])
+}
+
+// relate links the task to the code it touches and the note to the
+// decision it follows from (design appendix A.5 step 7), then lists the
+// task's edges: the asserted ones and those its body declares.
+func relate(ctx context.Context, w *repo.Writer, out io.Writer, step func(string, ...any), task, note, decision *narrative.Node) error {
+	g, err := w.Graph(ctx, repo.GraphOptions{})
+	if err != nil {
+		return err
+	}
+	client := graph.FileNode(w.Config.Repo.ID, "net/client.go")
+	connect := graph.ItemNode(w.Config.Repo.ID, "netlib/net.Client.Connect")
+	human := graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High}
+	links := []struct {
+		shown string
+		edge  graph.Edge
+	}{
+		{fmt.Sprintf("ctx relate %s Mentions net/client.go", task.ID), graph.Edge{From: graph.NarrativeNode(string(task.Type), string(task.ID)), To: client, Label: graph.Mentions, Evidence: human}},
+		{fmt.Sprintf("ctx relate %s Mentions item:netlib/net.Client.Connect", task.ID), graph.Edge{From: graph.NarrativeNode(string(task.Type), string(task.ID)), To: connect, Label: graph.Mentions, Evidence: human}},
+		{fmt.Sprintf("ctx link %s %s --type DEPENDS_ON", note.ID, decision.ID), graph.Edge{From: graph.NarrativeNode(string(note.Type), string(note.ID)), To: graph.NarrativeNode(string(decision.Type), string(decision.ID)), Label: graph.DependsOn, Evidence: human}},
+	}
+	for _, l := range links {
+		step("%s", l.shown)
+		res, err := w.Link(ctx, g, []graph.Edge{l.edge}, repo.EdgeOptions{Author: "ctx demo"})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "[main %s] %s\n", res.Commit.ID.Short(), res.Commit.Commit.Message)
+	}
+	step("ctx edges %s", task.ID)
+	if g, err = w.Graph(ctx, repo.GraphOptions{}); err != nil {
+		return err
+	}
+	i, _ := g.Lookup(graph.NarrativeNode(string(task.Type), string(task.ID)).ID)
+	for _, e := range g.Out(i) {
+		v := g.View(e)
+		how := "named in the task's body"
+		if v.Origin.Commit != nil {
+			how = "asserted in commit " + v.Origin.Commit.Short()
+		}
+		fmt.Fprintf(out, "  -> %-9s %s  (%s)\n", v.Label, v.To.Name(), how)
+	}
 	return nil
 }
 
