@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"strconv"
+
 	"github.com/zeebo/blake3"
 
 	"github.com/ctx-dev/ctx/object"
@@ -59,4 +61,49 @@ func (n NodeID) Name() string {
 // slash-separated path relative to the project root.
 func DirectoryNode(repoID, path string) NodeID {
 	return NodeID{Kind: NodeDirectory, ID: derive("directory\x00"+repoID, path), Key: path}
+}
+
+// Ecosystems name the package worlds whose package, target and crate
+// nodes are kept apart (a Go package "log" and a crate "log" are two
+// nodes).
+const (
+	EcosystemGo    = "go"
+	EcosystemCargo = "cargo"
+	EcosystemNPM   = "npm"
+	EcosystemPyPI  = "pypi"
+)
+
+// ModuleNode is the graph node of a source module by its key: a Rust
+// module path ("core::net::client"), a Python dotted module ("pkg.mod"),
+// a TypeScript or JavaScript module path ("src/net/client").
+func ModuleNode(repoID, key string) NodeID {
+	return NodeID{Kind: NodeModule, ID: derive("module\x00"+repoID, key), Key: key}
+}
+
+// PackageNode is the graph node of a package of an ecosystem: a Go import
+// path ("net/http"), a Cargo package name ("tokio"), an npm or PyPI
+// package name.
+func PackageNode(repoID, ecosystem, key string) NodeID {
+	return NodeID{Kind: NodePackage, ID: derive("package\x00"+repoID+"\x00"+ecosystem, key), Key: key}
+}
+
+// TargetNode is the graph node of a build target: a Cargo target or a Go
+// command or test binary. Its key is "PACKAGE#KIND:NAME"
+// ("core#lib:core", "net/http#test:http").
+func TargetNode(repoID, ecosystem, pkg, kind, name string) NodeID {
+	key := pkg + "#" + kind + ":" + name
+	return NodeID{Kind: NodeTarget, ID: derive("target\x00"+repoID+"\x00"+ecosystem, key), Key: key}
+}
+
+// CrateNode is the graph node of a Rust crate by its name as code names it
+// ("core" in core::net::Client).
+func CrateNode(repoID, name string) NodeID {
+	return NodeID{Kind: NodeCrate, ID: derive("crate\x00"+repoID, name), Key: name}
+}
+
+// DiagnosticNode is the graph node of the n-th diagnostic (from 0) of a
+// recorded command run.
+func DiagnosticNode(run object.ID, n int) NodeID {
+	key := run.String()[:object.ShortLen] + "#" + strconv.Itoa(n)
+	return NodeID{Kind: NodeDiagnostic, ID: derive("diagnostic", run.String()+"#"+strconv.Itoa(n)), Key: key}
 }
