@@ -7,18 +7,20 @@ import (
 	"unicode/utf8"
 )
 
-// EntryKind says whether a tree entry is a file (blob) or a directory
-// (tree).
+// EntryKind says whether a tree entry is a file (blob), a directory
+// (tree), or a typed object standing for a file (a file_version in a
+// semantic snapshot).
 type EntryKind string
 
 // The tree entry kinds. The zero value is invalid.
 const (
-	EntryBlob EntryKind = "blob"
-	EntryTree EntryKind = "tree"
+	EntryBlob  EntryKind = "blob"
+	EntryTree  EntryKind = "tree"
+	EntryTyped EntryKind = "typed"
 )
 
 // Valid reports whether k is a defined entry kind.
-func (k EntryKind) Valid() bool { return k == EntryBlob || k == EntryTree }
+func (k EntryKind) Valid() bool { return k == EntryBlob || k == EntryTree || k == EntryTyped }
 
 // String returns the kind's name.
 func (k EntryKind) String() string { return string(k) }
@@ -35,9 +37,10 @@ type TreeEntry struct {
 	// Name is one path element: not empty, ".", or "..", and without '/'
 	// or NUL.
 	Name string `json:"name"`
-	// Kind is "blob" for a file and "tree" for a directory.
+	// Kind is "blob" for a file, "tree" for a directory and "typed" for a
+	// typed object standing for a file.
 	Kind EntryKind `json:"kind"`
-	// ID is the blob or tree.
+	// ID is the blob, tree or typed object.
 	ID ID `json:"id"`
 }
 
@@ -49,8 +52,11 @@ func (t *Tree) Links() []Link {
 	ls := make([]Link, len(t.Entries))
 	for i, e := range t.Entries {
 		l := Link{Field: "entries[" + e.Name + "]", ID: e.ID, Kind: KindBlob}
-		if e.Kind == EntryTree {
+		switch e.Kind {
+		case EntryTree:
 			l.Kind, l.Type = KindTyped, "tree"
+		case EntryTyped:
+			l.Kind = KindTyped
 		}
 		ls[i] = l
 	}
@@ -64,7 +70,7 @@ func (t *Tree) Validate() error {
 			return fmt.Errorf("entries[%d]: %w", i, err)
 		}
 		if !e.Kind.Valid() {
-			return fmt.Errorf("entries[%d] %q: kind %q (want blob or tree)", i, e.Name, e.Kind)
+			return fmt.Errorf("entries[%d] %q: kind %q (want blob, tree or typed)", i, e.Name, e.Kind)
 		}
 		if e.ID.IsZero() {
 			return fmt.Errorf("entries[%d] %q: zero id", i, e.Name)

@@ -1,0 +1,3 @@
+module example.com/netlib
+
+go 1.22
