@@ -9,6 +9,8 @@ require (
 	github.com/gofrs/flock v0.13.1
 	github.com/klauspost/compress v1.20.3
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
+	github.com/yuin/goldmark v1.8.7
 	github.com/zeebo/blake3 v0.2.4
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
@@ -17,6 +19,5 @@ require (
 require (
 	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
 	github.com/x448/float16 v0.8.4 // indirect
-	github.com/yuin/goldmark v1.8.7 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )

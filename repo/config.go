@@ -50,6 +50,7 @@ type IngestionConfig struct {
 	MaxFilesPerStep int      `toml:"max_files_per_step"`
 	MaxBytesPerStep int64    `toml:"max_bytes_per_step"`
 	MaxFileBytes    int64    `toml:"max_file_bytes"`
+	MaxLogLines     int      `toml:"max_log_lines"`
 }
 
 // RetrievalConfig is the [retrieval] table.
@@ -76,6 +77,7 @@ func DefaultConfig(repoID string) Config {
 			MaxFilesPerStep: 10,
 			MaxBytesPerStep: 1 << 20,
 			MaxFileBytes:    1 << 20,
+			MaxLogLines:     500,
 		},
 		Retrieval: RetrievalConfig{DefaultBudget: 16000, DefaultDepth: 2, IncludeNarrative: true},
 		LLM:       LLMConfig{ServerURL: "http://127.0.0.1:8080", Model: "default", MaxResponseTokens: 2048},
@@ -99,6 +101,7 @@ func (c *Config) Validate() error {
 	check(c.Ingestion.MaxFilesPerStep > 0, "ingestion.max_files_per_step must be positive")
 	check(c.Ingestion.MaxBytesPerStep > 0, "ingestion.max_bytes_per_step must be positive")
 	check(c.Ingestion.MaxFileBytes > 0, "ingestion.max_file_bytes must be positive")
+	check(c.Ingestion.MaxLogLines > 0, "ingestion.max_log_lines must be positive")
 	check(c.Retrieval.DefaultBudget > 0, "retrieval.default_budget must be positive")
 	check(c.Retrieval.DefaultDepth >= 0 && c.Retrieval.DefaultDepth <= 16, "retrieval.default_depth %d is outside 0-16", c.Retrieval.DefaultDepth)
 	u, err := url.Parse(c.LLM.ServerURL)
@@ -178,8 +181,10 @@ ignore_globs = [
 # Budgets of one staging step.
 max_files_per_step = %d
 max_bytes_per_step = %d
-# Files larger than this are recorded but not stored.
+# Files larger than this are skipped (and reported).
 max_file_bytes = %d
+# Lines of a failing command's output kept (passing runs keep a summary).
+max_log_lines = %d
 
 [retrieval]
 # Default token budget of a prompt pack.
@@ -197,7 +202,7 @@ model = %s
 # Response token limit.
 max_response_tokens = %d
 `, q(c.Repo.ID), q(c.Repo.CtxVersion), c.Storage.CompressionLevel,
-		strings.Join(globs, "\n"), c.Ingestion.MaxFilesPerStep, c.Ingestion.MaxBytesPerStep, c.Ingestion.MaxFileBytes,
+		strings.Join(globs, "\n"), c.Ingestion.MaxFilesPerStep, c.Ingestion.MaxBytesPerStep, c.Ingestion.MaxFileBytes, c.Ingestion.MaxLogLines,
 		c.Retrieval.DefaultBudget, c.Retrieval.DefaultDepth, c.Retrieval.IncludeNarrative,
 		q(c.LLM.ServerURL), q(c.LLM.Model), c.LLM.MaxResponseTokens)
 	return []byte(b.String())

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/graph/extract"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 )
@@ -23,6 +24,14 @@ import (
 type EdgeOrigin struct {
 	Batch  *object.ID `json:"batch,omitempty"`
 	Commit *object.ID `json:"commit,omitempty"`
+	// File and Version are the file whose code declares the edge and its
+	// file_version in the semantic snapshot.
+	File    string     `json:"file,omitempty"`
+	Version *object.ID `json:"file_version,omitempty"`
+	// Snapshot and Derived name the build graph or command run an edge
+	// is derived from ("build graph go .", "command go test ./...").
+	Snapshot *object.ID `json:"snapshot,omitempty"`
+	Derived  string     `json:"derived,omitempty"`
 	// Narrative is the file (relative to narrative/) of the node that
 	// declares the edge: its derived-from header, a supersede, or a
 	// mention of a file or symbol in its body.
@@ -47,12 +56,34 @@ type Graph struct {
 	origins []EdgeOrigin
 	narr    map[object.ID]*narrative.Node // graph id of a narrative node → the node
 	names   map[object.ID]*narrative.Node // GraphOptions.Names, for Describe
+	items   map[object.ID]itemInfo        // code items of the semantic snapshots
+	byFile  map[string][]itemInfo         // the same, by file
+	diags   map[object.ID]diagInfo        // diagnostics of the latest command runs
 	root    string                        // the project root
 	repoID  string
 }
 
 // Origin returns where edge e comes from.
 func (g *Graph) Origin(e int32) EdgeOrigin { return g.origins[g.Source(e)] }
+
+// itemInfo is what a semantic snapshot says of an item.
+type itemInfo struct {
+	key       string
+	kind      extract.ItemKind
+	path      string
+	line, end uint32
+}
+
+// itemAt returns the key of the innermost item of a file spanning a line.
+func (g *Graph) itemAt(path string, line uint32) string {
+	best, size := "", uint32(0)
+	for _, it := range g.byFile[path] {
+		if line >= it.line && line <= it.end && (best == "" || it.end-it.line < size) {
+			best, size = it.key, it.end-it.line
+		}
+	}
+	return best
+}
 
 // NarrativeNode returns the narrative node a graph node stands for, if it
 // is one the catalog has.
@@ -64,6 +95,16 @@ func (g *Graph) Describe(n graph.NodeID) NodeInfo {
 	info := NodeInfo{ID: n.ID, Kind: n.Kind, Key: n.Key}
 	if i, ok := g.Lookup(n.ID); ok && info.Key == "" {
 		info.Key = g.Node(i).Key
+	}
+	if it, ok := g.items[n.ID]; ok {
+		info.Title = fmt.Sprintf("%s at %s:%d", it.kind, it.path, it.line)
+	}
+	if d, ok := g.diags[n.ID]; ok {
+		info.Title = string(d.severity)
+		if d.code != "" {
+			info.Title += " " + d.code
+		}
+		info.Title += ": " + d.message + " (" + d.command + ")"
 	}
 	if nn := g.names[n.ID]; nn != nil {
 		info.Kind = graph.NarrativeNode(string(nn.Type), string(nn.ID)).Kind
@@ -133,8 +174,18 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 			return nil, err
 		}
 	}
-	g := &Graph{Heads: heads, root: r.ProjectRoot(), repoID: r.Config.Repo.ID, narr: map[object.ID]*narrative.Node{}}
+	g := &Graph{Heads: heads, root: r.ProjectRoot(), repoID: r.Config.Repo.ID, narr: map[object.ID]*narrative.Node{},
+		items: map[object.ID]itemInfo{}, byFile: map[string][]itemInfo{}, diags: map[object.ID]diagInfo{}}
 	if err := r.batchEdges(ctx, g); err != nil {
+		return nil, err
+	}
+	if err := r.codeEdges(ctx, g); err != nil {
+		return nil, err
+	}
+	if err := r.buildEdges(g); err != nil {
+		return nil, err
+	}
+	if err := r.diagnosticEdges(g); err != nil {
 		return nil, err
 	}
 	cat := opts.Catalog
@@ -399,4 +450,58 @@ func mentionedPath(root, m string) (string, bool) {
 		return "", false
 	}
 	return p, true
+}
+
+// codeEdges adds the edges of the code of the heads' semantic snapshots:
+// those of every file version (a head's code graph is that of its files,
+// not of its history). After a git merge left several heads, the union
+// of theirs.
+func (r *Repo) codeEdges(ctx context.Context, g *Graph) error {
+	seen := map[object.ID]bool{}
+	var versions []object.ID
+	var paths []string
+	for _, h := range g.Heads {
+		c, err := r.ReadCommit(h)
+		if err != nil {
+			return err
+		}
+		if c.SemanticSnapshot == nil {
+			continue
+		}
+		list, err := object.ListTree(r.Objects, *c.SemanticSnapshot, "")
+		if err != nil {
+			return fmt.Errorf("semantic snapshot of %s: %w", h.Short(), err)
+		}
+		for p, e := range list {
+			if e.Kind == object.EntryTyped && !seen[e.ID] {
+				seen[e.ID] = true
+				versions = append(versions, e.ID)
+				paths = append(paths, p)
+			}
+		}
+	}
+	fvs := make([]*extract.FileVersion, len(versions))
+	if err := parallel(ctx, len(versions), func(i int) error {
+		fv := new(extract.FileVersion)
+		if err := object.GetTyped(r.Objects, versions[i], fv); err != nil {
+			return fmt.Errorf("file version of %s: %w", paths[i], err)
+		}
+		fvs[i] = fv
+		return nil
+	}); err != nil {
+		return err
+	}
+	for i, fv := range fvs {
+		vid := versions[i]
+		for _, e := range fv.GraphEdges(g.repoID) {
+			g.edges = append(g.edges, e)
+			g.origins = append(g.origins, EdgeOrigin{File: fv.Path, Version: &vid})
+		}
+		for _, it := range fv.Items {
+			info := itemInfo{key: it.Key, kind: it.Kind, path: fv.Path, line: it.Span.StartLine, end: it.Span.EndLine}
+			g.items[graph.ItemNode(g.repoID, it.Key).ID] = info
+			g.byFile[fv.Path] = append(g.byFile[fv.Path], info)
+		}
+	}
+	return nil
 }

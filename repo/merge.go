@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctx-dev/ctx/graph/extract"
 	"github.com/ctx-dev/ctx/object"
 )
 
@@ -55,6 +56,7 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		return nil, err
 	}
 	tree := commits[0].RootTree
+	sem := orZero(commits[0].SemanticSnapshot)
 	newest, newestTime := sorted[0], commits[0].TimestampUnix
 	var conflicts []string
 	for i := 1; i < len(sorted); i++ {
@@ -62,7 +64,7 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		if err != nil {
 			return nil, err
 		}
-		baseTree := object.Zero
+		baseTree, baseSem := object.Zero, object.Zero
 		var best *Entry
 		for id, e := range theirs {
 			if merged[id] == nil || e.Commit == nil {
@@ -74,6 +76,7 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		}
 		if best != nil {
 			baseTree = best.Commit.RootTree
+			baseSem = orZero(best.Commit.SemanticSnapshot)
 		}
 		t := commits[i].TimestampUnix
 		preferTheirs := t > newestTime || t == newestTime && sorted[i].Compare(newest) > 0
@@ -82,6 +85,15 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 			return nil, fmt.Errorf("repo: merge %s: %w", what, err)
 		}
 		conflicts = append(conflicts, m.conflicts...)
+		// The semantic snapshots merge the same way; their conflicts are
+		// the files' own, reported above.
+		sm := treeMerger{w: w, preferTheirs: preferTheirs}
+		if sem, err = sm.merge(baseSem, sem, orZero(commits[i].SemanticSnapshot), ""); err != nil {
+			return nil, fmt.Errorf("repo: merge %s: semantic snapshots: %w", what, err)
+		}
+		if sem, err = dropStaleVersions(w, tree, sem, sm.conflicts); err != nil {
+			return nil, fmt.Errorf("repo: merge %s: semantic snapshots: %w", what, err)
+		}
 		for id, e := range theirs {
 			merged[id] = e
 		}
@@ -101,6 +113,16 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		msg += "\n\nBoth sides changed these paths; the newer side was kept:\n  " + strings.Join(conflicts, "\n  ")
 	}
 	c := &object.Commit{Parents: sorted, TimestampUnix: maxTime, Message: msg, RootTree: tree}
+	if !sem.IsZero() {
+		if t, err := (&treeMerger{w: w}).read(sem); err != nil {
+			return nil, err
+		} else if len(t.Entries) > 0 {
+			c.SemanticSnapshot = &sem
+		}
+	}
+	// A build or diagnostics snapshot is one run's: the newest head's.
+	newestCommit := commits[slices.Index(sorted, newest)]
+	c.BuildSnapshot, c.DiagnosticsSnapshot = newestCommit.BuildSnapshot, newestCommit.DiagnosticsSnapshot
 	id, err := object.PutTyped(w, c)
 	if err != nil {
 		return nil, fmt.Errorf("repo: merge %s: %w", what, err)
@@ -211,4 +233,41 @@ func (m *treeMerger) merge(base, ours, theirs object.ID, prefix string) (object.
 		}
 	}
 	return object.PutTyped(m.w, out)
+}
+
+// orZero returns *id, or the zero ID (an empty tree) for nil.
+func orZero(id *object.ID) object.ID {
+	if id == nil {
+		return object.Zero
+	}
+	return *id
+}
+
+// dropStaleVersions removes from a merged semantic snapshot the versions
+// of the paths its merge had conflicts on that do not describe the merged
+// tree's content there (each side changed the file's version, and the
+// tree kept the other side's content): a semantic snapshot only holds
+// current versions.
+func dropStaleVersions(w GetPutter, tree, sem object.ID, paths []string) (object.ID, error) {
+	drop := map[string]*object.TreeEntry{}
+	for _, p := range paths {
+		files, err := object.ListTree(w, tree, p)
+		if err != nil {
+			return object.Zero, err
+		}
+		vs, err := object.ListTree(w, sem, p)
+		if err != nil {
+			return object.Zero, err
+		}
+		for vp, ve := range vs {
+			fv := new(extract.FileVersion)
+			if err := object.GetTyped(w, ve.ID, fv); err != nil || files[vp].ID != fv.Blob {
+				drop[vp] = nil
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return sem, nil
+	}
+	return object.EditTree(w, sem, drop)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +39,7 @@ func (e *AmbiguousNodeError) Error() string {
 func (e *AmbiguousNodeError) Unwrap() error { return ErrAmbiguousNode }
 
 // nodeKinds are the prefixes that say what a node argument names.
-var nodeKinds = []string{"file", "dir", "item", "commit", "node"}
+var nodeKinds = []string{"file", "dir", "item", "commit", "node", "package", "module", "target", "crate", "diagnostic"}
 
 // ResolveNode finds the node a command-line argument names. Without a
 // prefix it may be:
@@ -99,6 +100,9 @@ func (r *Repo) ResolveNode(g *Graph, arg, wd string) (graph.NodeID, error) {
 			c.add(narrativeNodeID(n))
 		}
 	}
+	for _, n := range g.nodesKeyed(arg, graph.NodePackage, graph.NodeModule, graph.NodeTarget, graph.NodeCrate, graph.NodeDiagnostic) {
+		c.add(n)
+	}
 	for _, n := range itemsNamed(g, arg) {
 		c.add(n)
 	}
@@ -118,6 +122,18 @@ func (r *Repo) resolveKind(g *Graph, kind, rest, wd string) (graph.NodeID, error
 		return graph.NodeID{}, fmt.Errorf("%w: %s: names nothing", ErrInvalidArgument, kind)
 	}
 	switch kind {
+	case "package", "module", "target", "crate", "diagnostic":
+		c := candidates{}
+		for _, n := range g.nodesKeyed(rest, graph.NodeKind(kind)) {
+			c.add(n)
+		}
+		switch len(c.list) {
+		case 0:
+			return graph.NodeID{}, fmt.Errorf("%w: the graph has no %s %q (ctx add go, ctx add cargo and ctx add code record them)", ErrNodeNotFound, kind, rest)
+		case 1:
+			return c.list[0], nil
+		}
+		return graph.NodeID{}, c.ambiguous(g, kind+":"+rest)
 	case "node":
 		n, err := g.Catalog.Resolve(rest)
 		// Report like an argument without a prefix: callers check
@@ -286,4 +302,15 @@ func (c *candidates) ambiguous(g *Graph, arg string) error {
 	}
 	sort.Slice(e.Candidates, func(i, j int) bool { return e.Candidates[i].Name() < e.Candidates[j].Name() })
 	return e
+}
+
+// nodesKeyed returns the graph's nodes of the kinds with this key.
+func (g *Graph) nodesKeyed(key string, kinds ...graph.NodeKind) []graph.NodeID {
+	var out []graph.NodeID
+	for i := int32(0); i < int32(g.Len()); i++ {
+		if n := g.Node(i); n.Key == key && slices.Contains(kinds, n.Kind) {
+			out = append(out, n)
+		}
+	}
+	return out
 }

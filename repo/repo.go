@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/graph/build"
+	"github.com/ctx-dev/ctx/graph/diag"
+	"github.com/ctx-dev/ctx/graph/extract"
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
@@ -42,7 +45,12 @@ type Options struct {
 
 // Registry returns a registry of every typed object type ctx defines.
 func Registry() (*object.Registry, error) {
-	return object.NewRegistry(append(object.CoreTypes(), graph.Types()...)...)
+	types := append(object.CoreTypes(), graph.Types()...)
+	types = append(types, extract.Types()...)
+	types = append(types, build.Types()...)
+	types = append(types, diag.Types()...)
+	types = append(types, func() object.Typed { return new(DiagnosticsSnapshot) })
+	return object.NewRegistry(types...)
 }
 
 // Locate finds the store for dir. If dir is itself a store (a directory

@@ -20,6 +20,10 @@ type AddCmd struct {
 	Task        addTask        `cmd:"" help:"Add a task: a file of its own in tasks/."`
 	Summary     addSummary     `cmd:"" help:"Add a summary of other nodes (--from ID...)."`
 	Source      addSource      `cmd:"" help:"Add a source: external content worth keeping."`
+	File        addFile        `cmd:"" help:"Snapshot files and directories of the project (--extract-semantics reads their code)."`
+	Code        addCode        `cmd:"" help:"Ingest the whole project (or paths) with its code's semantics, incrementally."`
+	Go          addGo          `cmd:"" help:"Record the Go build graph (go list): packages, modules, targets, dependencies."`
+	Cargo       addCargo       `cmd:"" help:"Record the Cargo workspace graph (cargo metadata): packages, targets, crates, dependencies."`
 	Node        addNode        `cmd:"" default:"withargs" hidden:"" help:"Add a node of --type TYPE."`
 }
 

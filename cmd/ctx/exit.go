@@ -33,6 +33,7 @@ var (
 	codeRefNotFound     = code{"E005", "RefNotFound", 25, "list the refs with `ctx show-ref`"}
 	codeLockConflict    = code{"E006", "LockConflict", 26, "another ctx process is writing to this store: wait for it, or raise --lock-timeout"}
 	codeCommitOrphan    = code{"E009", "CommitOrphan", 29, "a commit's parent is missing: `git pull` the rest of the store, or restore .ctx/objects from a backup"}
+	codeBudgetExceeded  = code{"E010", "BudgetExceeded", 30, "store less per step (name fewer paths), pass --force, raise the budget in .ctx/config.toml [ingestion], or import the whole project with `ctx add code`"}
 	codeStoreNotFound   = code{"E011", "StoreNotFound", 31, "run `ctx init` in the project's root directory, or pass --dir"}
 	codeStoreExists     = code{"E012", "StoreExists", 32, "`ctx init --force` replaces the store, losing everything in it"}
 	codeRefConflict     = code{"E013", "RefConflict", 33, "the ref moved since it was read: read it again with `ctx rev-parse` and retry"}
@@ -89,6 +90,16 @@ func classify(err error) code {
 		return codeRefNotFound
 	case errors.Is(err, lockfile.ErrLocked):
 		return codeLockConflict
+	case errors.Is(err, repo.ErrBudgetExceeded):
+		return codeBudgetExceeded
+	case errors.Is(err, repo.ErrToolMissing):
+		c := codeNone
+		c.Hint = "install the tool (the message says which), or leave this step out"
+		return c
+	case errors.Is(err, repo.ErrToolFailed):
+		c := codeNone
+		c.Hint = "fix what the tool reports (run it yourself to see all of it); nothing was recorded"
+		return c
 	case errors.Is(err, repo.ErrNotAStore):
 		return codeStoreNotFound
 	case errors.Is(err, repo.ErrExists):

@@ -419,13 +419,17 @@ func provenance(v repo.EdgeView) string {
 	parts := []string{string(v.Evidence.Tool), string(v.Evidence.Confidence)}
 	if v.Origin.Narrative != "" {
 		parts = append(parts, "narrative/"+v.Origin.Narrative)
+	} else if v.Origin.File != "" {
+		parts = append(parts, "code of "+v.Origin.File)
+	} else if v.Origin.Derived != "" {
+		parts = append(parts, v.Origin.Derived)
 	} else if v.Evidence.CommitID != nil {
 		parts = append(parts, "commit "+v.Evidence.CommitID.Short())
 	}
 	if s := v.Evidence.Span; s != nil {
 		parts = append(parts, fmt.Sprintf("lines %d-%d", s.StartLine, s.EndLine))
 	}
-	if v.Evidence.BlobID != nil {
+	if v.Evidence.BlobID != nil && v.Origin.File == "" {
 		parts = append(parts, "evidence "+v.Evidence.BlobID.Short())
 	}
 	return strings.Join(parts, ", ")

@@ -1755,6 +1755,7 @@ type config struct {
 		MaxFilesPerStep *int64    `toml:"max_files_per_step"`
 		MaxBytesPerStep *int64    `toml:"max_bytes_per_step"`
 		MaxFileBytes    *int64    `toml:"max_file_bytes"`
+		MaxLogLines     *int64    `toml:"max_log_lines"`
 	} `toml:"ingestion"`
 	Retrieval struct {
 		DefaultBudget    *int64 `toml:"default_budget"`
@@ -1825,6 +1826,7 @@ func (v *validator) checkConfig() error {
 		{"ingestion.max_files_per_step", c.Ingestion.MaxFilesPerStep},
 		{"ingestion.max_bytes_per_step", c.Ingestion.MaxBytesPerStep},
 		{"ingestion.max_file_bytes", c.Ingestion.MaxFileBytes},
+		{"ingestion.max_log_lines", c.Ingestion.MaxLogLines},
 		{"retrieval.default_budget", c.Retrieval.DefaultBudget},
 		{"llm.max_response_tokens", c.LLM.MaxResponseTokens},
 	} {

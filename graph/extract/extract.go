@@ -171,6 +171,10 @@ type File struct {
 	Path string // slash-separated, relative to the project root
 	Src  []byte
 	ModuleInfo
+	// Project, if set, lets Extract look at the project's other files:
+	// whether a Python `from pkg import x` or a Rust `use crate::a::b`
+	// imports a module or an item. Without it the language guesses.
+	Project Project
 }
 
 // Result is what Extract finds in a file.

@@ -25,7 +25,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range dirs {
-		if !d.IsDir() {
+		if !d.IsDir() || d.Name() == "fuzz" { // fuzz holds go test's corpus
 			continue
 		}
 		t.Run(d.Name(), func(t *testing.T) {
@@ -70,7 +70,7 @@ func dumpProject(t *testing.T, root string) string {
 			return err
 		}
 		mi := lang.Module(proj, rel)
-		r, err := lang.Extract(&File{Path: rel, Src: src, ModuleInfo: mi})
+		r, err := lang.Extract(&File{Path: rel, Src: src, ModuleInfo: mi, Project: proj})
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}

@@ -1,0 +1,253 @@
+package repo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/graph/diag"
+	"github.com/ctx-dev/ctx/internal/secrets"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+)
+
+// DiagnosticsSnapshot is what a commit's diagnostics_snapshot names: the
+// latest recorded run of each command, by name. Stored under the type
+// name "diagnostics_snapshot".
+type DiagnosticsSnapshot struct {
+	// Runs are sorted by name, one per name.
+	Runs []RunRef `json:"runs"`
+}
+
+// RunRef is the latest run of a command.
+type RunRef struct {
+	Name string    `json:"name"`
+	Run  object.ID `json:"run"`
+}
+
+// TypeName returns "diagnostics_snapshot".
+func (*DiagnosticsSnapshot) TypeName() string { return "diagnostics_snapshot" }
+
+// Links returns the runs.
+func (s *DiagnosticsSnapshot) Links() []object.Link {
+	ls := make([]object.Link, len(s.Runs))
+	for i, r := range s.Runs {
+		ls[i] = object.Link{Field: fmt.Sprintf("runs[%d].run", i), ID: r.Run, Kind: object.KindTyped, Type: "command_run"}
+	}
+	return ls
+}
+
+// Validate checks the order and the ids.
+func (s *DiagnosticsSnapshot) Validate() error {
+	for i, r := range s.Runs {
+		switch {
+		case r.Name == "":
+			return fmt.Errorf("runs[%d]: empty name", i)
+		case r.Run.IsZero():
+			return fmt.Errorf("runs[%d]: zero id", i)
+		case i > 0 && s.Runs[i-1].Name >= r.Name:
+			return fmt.Errorf("runs[%d] %q: out of order or repeated", i, r.Name)
+		}
+	}
+	return nil
+}
+
+// CommandOptions configure Writer.RecordCommand.
+type CommandOptions struct {
+	// Name is the command as the user gives it ("go test ./...").
+	Name string
+	// Argv is the argument vector when ctx ran the command itself.
+	Argv     []string
+	Output   []byte
+	ExitCode int
+	Started  time.Time
+	Duration time.Duration
+	// AllowSecrets stores the output as it is; otherwise secrets found in
+	// it are redacted first.
+	AllowSecrets    bool
+	Message, Author string
+}
+
+// CommandResult is what RecordCommand did.
+type CommandResult struct {
+	Committed bool             `json:"committed"`
+	ID        *object.ID       `json:"id,omitempty"`
+	Ref       string           `json:"ref"`
+	Message   string           `json:"message,omitempty"`
+	RunID     object.ID        `json:"run_id"`
+	Run       *diag.CommandRun `json:"run"`
+	// KeptLines counts the lines of output stored.
+	KeptLines int `json:"kept_lines"`
+	// Redacted lists the secrets replaced in the stored output.
+	Redacted []Skipped `json:"redacted"`
+}
+
+// RecordCommand records a command run (design A.5 steps 8 and 10, §16.3):
+// its diagnostics, parsed from the output, and the part of the output
+// worth keeping (all of a failure up to max_log_lines, a short summary of
+// a success), with secrets redacted. The run becomes the command's latest
+// in the diagnostics snapshot of a new commit; each diagnostic that names
+// a file of the project references it (and the item at that line).
+func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*CommandResult, error) {
+	name := strings.Join(strings.Fields(opts.Name), " ")
+	if name == "" {
+		return nil, fmt.Errorf("%w: a command needs a name (--name)", ErrInvalidArgument)
+	}
+	res := &CommandResult{Redacted: []Skipped{}}
+	out := opts.Output
+	if !opts.AllowSecrets {
+		red, found := secrets.Redact(out)
+		for _, f := range found {
+			res.Redacted = append(res.Redacted, Skipped{Path: fmt.Sprintf("output line %d", f.Line), Reason: f.Reason})
+		}
+		out = red
+	}
+	parsed := diag.Parse(name, out, w.ProjectRoot())
+	kept, truncated := diag.Keep(out, opts.ExitCode, parsed, w.Config.Ingestion.MaxLogLines)
+	run := &diag.CommandRun{
+		Name: name, Argv: opts.Argv, ExitCode: opts.ExitCode, StartedAt: opts.Started.Unix(),
+		DurationMS: opts.Duration.Milliseconds(), Truncated: truncated && len(kept) > 0,
+		Summary: parsed.Summary, Diagnostics: parsed.Diagnostics,
+	}
+	if run.Diagnostics == nil {
+		run.Diagnostics = []diag.Diagnostic{}
+	}
+	if opts.Started.IsZero() {
+		run.StartedAt = w.Clock.Now().Unix()
+	}
+	if _, err := w.Reconcile(ctx); err != nil {
+		return nil, err
+	}
+	target, err := w.Refs.Target()
+	if err != nil {
+		return nil, err
+	}
+	head, err := w.Resolve(string(target))
+	if err != nil {
+		return nil, err
+	}
+	base, err := w.ReadCommit(head)
+	if err != nil {
+		return nil, err
+	}
+	res.Ref = target.String()
+	b := w.Objects.NewBatch()
+	defer b.Abort()
+	if len(kept) > 0 {
+		id, err := b.Put(object.KindBlob, kept)
+		if err != nil {
+			return nil, err
+		}
+		run.Output = &id
+		res.KeptLines = strings.Count(string(kept), "\n")
+	}
+	rid, err := object.PutTyped(b, run)
+	if err != nil {
+		return nil, fmt.Errorf("repo: command run: %w", err)
+	}
+	res.RunID, res.Run = rid, run
+	snap := &DiagnosticsSnapshot{}
+	if base.DiagnosticsSnapshot != nil {
+		if err := object.GetTyped(w.Objects, *base.DiagnosticsSnapshot, snap); err != nil {
+			return nil, fmt.Errorf("repo: diagnostics snapshot of %s: %w", head.Short(), err)
+		}
+	}
+	snap.Runs = slices.DeleteFunc(snap.Runs, func(r RunRef) bool { return r.Name == name })
+	snap.Runs = append(snap.Runs, RunRef{Name: name, Run: rid})
+	slices.SortFunc(snap.Runs, func(a, b RunRef) int { return strings.Compare(a.Name, b.Name) })
+	sid, err := object.PutTyped(b, snap)
+	if err != nil {
+		return nil, err
+	}
+	msg := opts.Message
+	if msg == "" {
+		msg = fmt.Sprintf("Run %s: exit %d", name, opts.ExitCode)
+		if run.Summary.Text != "" {
+			msg += "; " + run.Summary.Text
+		}
+	}
+	c := &object.Commit{
+		Parents: []object.ID{head}, TimestampUnix: w.Clock.Now().Unix(), Author: opts.Author, Message: msg,
+		RootTree: base.RootTree, SemanticSnapshot: base.SemanticSnapshot, BuildSnapshot: base.BuildSnapshot,
+		DiagnosticsSnapshot: &sid, EdgeBatches: []object.ID{}, NarrativeRefs: []object.NarrativeRef{},
+	}
+	id, err := object.PutTyped(b, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Commit(); err != nil {
+		return nil, err
+	}
+	if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
+		return nil, err
+	}
+	res.Committed, res.ID, res.Message = true, &id, msg
+	return res, nil
+}
+
+// diagInfo is what Describe shows of a diagnostic node.
+type diagInfo struct {
+	severity diag.Severity
+	code     string
+	message  string
+	command  string
+}
+
+// diagnosticEdges adds the edges of the heads' latest command runs: each
+// diagnostic that names a file of the project references the file and,
+// when a semantic snapshot says which item spans that line, the item.
+func (r *Repo) diagnosticEdges(g *Graph) error {
+	seen := map[object.ID]bool{}
+	for _, h := range g.Heads {
+		c, err := r.ReadCommit(h)
+		if err != nil {
+			return err
+		}
+		if c.DiagnosticsSnapshot == nil || seen[*c.DiagnosticsSnapshot] {
+			continue
+		}
+		seen[*c.DiagnosticsSnapshot] = true
+		snap := new(DiagnosticsSnapshot)
+		if err := object.GetTyped(r.Objects, *c.DiagnosticsSnapshot, snap); err != nil {
+			return fmt.Errorf("diagnostics snapshot of %s: %w", h.Short(), err)
+		}
+		for _, ref := range snap.Runs {
+			run := new(diag.CommandRun)
+			if err := object.GetTyped(r.Objects, ref.Run, run); err != nil {
+				if errors.Is(err, object.ErrNotFound) {
+					return fmt.Errorf("command run %s of %q: %w", ref.Run.Short(), ref.Name, err)
+				}
+				return err
+			}
+			rid := ref.Run
+			for i, d := range run.Diagnostics {
+				node := graph.DiagnosticNode(rid, i)
+				g.diags[node.ID] = diagInfo{severity: d.Severity, code: d.Code, message: d.Message, command: run.Name}
+				if d.Path == "" || d.External {
+					continue
+				}
+				ev := graph.Evidence{Tool: graph.ToolCommand, Confidence: graph.High}
+				if d.Line > 0 {
+					end := d.EndLine
+					if end < d.Line {
+						end = d.Line
+					}
+					ev.Span = &graph.Span{StartLine: uint32(d.Line), StartCol: uint32(d.Col), EndLine: uint32(end), EndCol: uint32(d.EndCol)}
+				}
+				origin := EdgeOrigin{Snapshot: &rid, Derived: "command " + run.Name}
+				g.edges = append(g.edges, graph.Edge{From: node, To: graph.FileNode(g.repoID, d.Path), Label: graph.References, Evidence: ev})
+				g.origins = append(g.origins, origin)
+				if key := g.itemAt(d.Path, uint32(d.Line)); key != "" {
+					ev.Confidence = graph.Medium
+					g.edges = append(g.edges, graph.Edge{From: node, To: graph.ItemNode(g.repoID, key), Label: graph.References, Evidence: ev})
+					g.origins = append(g.origins, origin)
+				}
+			}
+		}
+	}
+	return nil
+}

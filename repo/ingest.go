@@ -1,0 +1,835 @@
+package repo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ctx-dev/ctx/graph/extract"
+	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/internal/ignore"
+	"github.com/ctx-dev/ctx/internal/regfile"
+	"github.com/ctx-dev/ctx/internal/secrets"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
+)
+
+// IngestOptions configure Writer.Ingest.
+type IngestOptions struct {
+	// Paths are the files and directories to snapshot, as given on the
+	// command line: relative to Wd when Wd is inside the project, else to
+	// the project root. None means the whole project.
+	Paths []string
+	Wd    string
+	// Semantics reads the code of the files (design §7.2): file versions
+	// with items, imports and code edges.
+	Semantics bool
+	// Budget applies the per-step budgets of config.toml [ingestion]
+	// (design §16.4 gate 2) to the files that changed; Force overrides it.
+	Budget, Force bool
+	// AllowSecrets stores files in which secrets were found.
+	AllowSecrets bool
+	// KeepLow keeps low-confidence edges (design §16.4 gate 3).
+	KeepLow bool
+	// Message and Author of the commit; an empty message is made up.
+	Message, Author string
+	// Progress, if set, is called now and then with the files done and
+	// the files found so far.
+	Progress func(done, total int)
+}
+
+// Skipped is a file ingestion left out, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// IngestResult is what Ingest did.
+type IngestResult struct {
+	Committed bool       `json:"committed"`
+	ID        *object.ID `json:"id,omitempty"`
+	Ref       string     `json:"ref"`
+	Previous  object.ID  `json:"previous"`
+	Message   string     `json:"message,omitempty"`
+	// Files counts the files in the paths ingested; Added, Modified and
+	// Removed those that differ from the previous snapshot.
+	Files    int `json:"files"`
+	Added    int `json:"added"`
+	Modified int `json:"modified"`
+	Removed  int `json:"removed"`
+	// NewObjects counts the objects written, NewBytes the content bytes of
+	// the files stored.
+	NewObjects int   `json:"new_objects"`
+	NewBytes   int64 `json:"new_bytes"`
+	// Parsed counts the files whose code was read; Items and Edges what
+	// they declare and relate.
+	Parsed       int            `json:"parsed"`
+	Items        int            `json:"items"`
+	Edges        int            `json:"edges"`
+	SyntaxErrors int            `json:"syntax_errors"`
+	Languages    map[string]int `json:"languages,omitempty"`
+	// Skipped lists files left out (too large, symbolic links, names a
+	// tree cannot hold); Withheld those holding secrets.
+	Skipped    []Skipped    `json:"skipped"`
+	Withheld   []Skipped    `json:"withheld"`
+	Reconciled []Reconciled `json:"reconciled,omitempty"`
+	Seconds    float64      `json:"seconds"`
+}
+
+// ErrBudgetExceeded means an ingestion step would store more than the
+// per-step budget allows (E010).
+var ErrBudgetExceeded = errors.New("repo: step budget exceeded")
+
+// scanned is one file found on disk.
+type scanned struct {
+	path string
+	info fs.FileInfo
+	blob object.ID
+	data []byte // content, when read
+	read bool   // data holds the content
+}
+
+// Ingest snapshots files of the project into a commit on the ref HEAD
+// names (design §7.2, §13.2.2). For each path it records the files under
+// it as they are now: new and changed files are stored, files gone from
+// the disk are removed from the snapshot, the rest of the snapshot is
+// kept. Files git ignores (.gitignore, .git/info/exclude), config.toml's
+// ignore_globs, .git/ and .ctx/, files larger than max_file_bytes,
+// well-known secret files and files in which secrets are found are left
+// out and reported. With Semantics, the code of the changed files is read
+// and the semantic snapshot updated: for a file whose unit (a Go package,
+// a module elsewhere) has a changed file, every file of the unit is read
+// again, because names resolve across it; other units keep their file
+// versions (design §16.4 gate 4).
+//
+// Nothing is written when a budget is exceeded; a crash leaves the store
+// as it was or with the new commit.
+func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult, error) {
+	start := clock.Real{}.Now() // elapsed time, not a date
+	res := &IngestResult{Skipped: []Skipped{}, Withheld: []Skipped{}}
+	scopes, err := w.ingestScopes(opts)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := w.Reconcile(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Reconciled = recs
+	for _, rec := range recs {
+		if rec.Skipped != "" {
+			return nil, fmt.Errorf("%w: %s cannot be reconciled: %s", ErrDiverged, rec.Ref, rec.Skipped)
+		}
+	}
+	target, err := w.Refs.Target()
+	if err != nil {
+		return nil, err
+	}
+	head, err := w.Resolve(string(target))
+	if err != nil {
+		return nil, err
+	}
+	base, err := w.ReadCommit(head)
+	if err != nil {
+		return nil, err
+	}
+	res.Ref, res.Previous = target.String(), head
+
+	// What the snapshot has, and what the disk has, under the scopes.
+	before, err := object.ListTree(w.Objects, base.RootTree, "")
+	if err != nil {
+		return nil, fmt.Errorf("repo: read the snapshot: %w", err)
+	}
+	cache := w.loadStatCache()
+	found, err := w.walkScopes(scopes, opts, res)
+	if err != nil {
+		return nil, err
+	}
+	res.Files = len(found)
+	if err := w.hashFiles(ctx, found, cache, before, opts, res); err != nil {
+		return nil, err
+	}
+	onDisk := map[string]*scanned{}
+	kept := found[:0]
+	for _, f := range found {
+		if !f.blob.IsZero() {
+			onDisk[f.path] = f
+			kept = append(kept, f)
+		}
+	}
+	found = kept
+	res.Files = len(found)
+	changes := map[string]*object.TreeEntry{}
+	var newBytes int64
+	for _, f := range found {
+		old, ok := before[f.path]
+		switch {
+		case !ok:
+			res.Added++
+		case old.ID != f.blob || old.Kind != object.EntryBlob:
+			res.Modified++
+		default:
+			continue
+		}
+		changes[f.path] = &object.TreeEntry{Kind: object.EntryBlob, ID: f.blob}
+		newBytes += f.info.Size()
+	}
+	for p := range before {
+		if onDisk[p] == nil && inScopes(p, scopes) {
+			changes[p] = nil
+			res.Removed++
+		}
+	}
+	if opts.Budget && !opts.Force {
+		cfg := w.Config.Ingestion
+		if n := res.Added + res.Modified; n > cfg.MaxFilesPerStep || newBytes > cfg.MaxBytesPerStep {
+			return nil, fmt.Errorf("%w: this step stores %d file(s), %s, over the budget of %d file(s), %s per step (config.toml [ingestion] max_files_per_step, max_bytes_per_step); pass --force to store them anyway, or ingest the whole project with ctx add code",
+				ErrBudgetExceeded, n, humanBytes(newBytes), cfg.MaxFilesPerStep, humanBytes(cfg.MaxBytesPerStep))
+		}
+	}
+
+	b := w.Objects.NewBatch()
+	defer b.Abort()
+	var written atomic.Int64
+	put := func(kind object.Kind, payload []byte) (object.ID, error) {
+		written.Add(1)
+		return b.Put(kind, payload)
+	}
+	// Store the new contents.
+	if err := parallel(ctx, len(found), func(i int) error {
+		f := found[i]
+		if c := changes[f.path]; c == nil || !f.read {
+			return nil
+		}
+		if _, err := put(object.KindBlob, f.data); err != nil {
+			return fmt.Errorf("store %s: %w", f.path, err)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for _, f := range found {
+		if changes[f.path] != nil {
+			res.NewBytes += f.info.Size()
+		}
+	}
+	newRoot, err := object.EditTree(b, base.RootTree, changes)
+	if err != nil {
+		return nil, err
+	}
+
+	// The semantic snapshot: file versions matching the new tree.
+	var sem *object.ID
+	if base.SemanticSnapshot != nil {
+		id := *base.SemanticSnapshot
+		sem = &id
+	}
+	after := make(map[string]object.ID, len(before)+len(changes))
+	for p, e := range before {
+		after[p] = e.ID
+	}
+	for p, e := range changes {
+		if e == nil {
+			delete(after, p)
+		} else {
+			after[p] = e.ID
+		}
+	}
+	if newSem, err := w.semanticSnapshot(ctx, b, put, base, after, onDisk, changes, scopes, opts, res); err != nil {
+		return nil, err
+	} else {
+		sem = newSem
+	}
+
+	c := &object.Commit{
+		Parents:             []object.ID{head},
+		TimestampUnix:       w.Clock.Now().Unix(),
+		Author:              opts.Author,
+		RootTree:            newRoot,
+		SemanticSnapshot:    sem,
+		BuildSnapshot:       base.BuildSnapshot,
+		DiagnosticsSnapshot: base.DiagnosticsSnapshot,
+		EdgeBatches:         []object.ID{},
+		NarrativeRefs:       []object.NarrativeRef{},
+	}
+	unchanged := newRoot == base.RootTree && sameID(sem, base.SemanticSnapshot)
+	if !unchanged {
+		c.Message = opts.Message
+		if c.Message == "" {
+			c.Message = ingestMessage(res, scopes)
+		}
+		id, err := put(object.KindTyped, mustEncode(c))
+		if err != nil {
+			return nil, err
+		}
+		if err := b.Commit(); err != nil {
+			return nil, err
+		}
+		if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
+			return nil, err
+		}
+		res.Committed, res.ID, res.Message = true, &id, c.Message
+	}
+	res.NewObjects = int(written.Load())
+	// Remember what was hashed, for the next run.
+	cache.written = start.UnixNano()
+	for _, f := range found {
+		cache.entries[f.path] = statEntryWith(f)
+	}
+	for p, e := range changes {
+		if e == nil {
+			delete(cache.entries, p)
+		}
+	}
+	if err := w.saveStatCache(cache); err != nil {
+		return res, err // the commit is made; only the cache is lost
+	}
+	res.Seconds = clock.Real{}.Now().Sub(start).Seconds()
+	return res, nil
+}
+
+func statEntryWith(f *scanned) statEntry {
+	e := statOf(f.info)
+	e.blob = f.blob
+	return e
+}
+
+func sameID(a, b *object.ID) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func mustEncode(v object.Typed) []byte {
+	p, err := object.Encode(v)
+	if err != nil {
+		panic(fmt.Sprintf("repo: encode %s: %v", v.TypeName(), err))
+	}
+	return p
+}
+
+// ingestScopes turns the paths into clean project paths ("" for the whole
+// project), refusing paths outside the project and symbolic links that
+// lead out of it.
+func (w *Writer) ingestScopes(opts IngestOptions) ([]string, error) {
+	if len(opts.Paths) == 0 {
+		return []string{""}, nil
+	}
+	root := w.ProjectRoot()
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, fmt.Errorf("repo: %w", err)
+	}
+	var out []string
+	for _, arg := range opts.Paths {
+		p, ok := w.projectPath(arg, opts.Wd)
+		if !ok {
+			abs := arg
+			if !filepath.IsAbs(abs) && opts.Wd != "" {
+				abs = filepath.Join(opts.Wd, arg)
+			}
+			if rel, err := filepath.Rel(root, abs); err == nil && (rel == DirName || strings.HasPrefix(rel, DirName+string(filepath.Separator))) {
+				return nil, fmt.Errorf("%w: %s is inside the store (.ctx/), which is never ingested", ErrInvalidArgument, arg)
+			}
+			return nil, fmt.Errorf("%w: %s is outside the project %s", ErrInvalidArgument, arg, root)
+		}
+		if p == "." {
+			p = ""
+		}
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if real, err := filepath.EvalSymlinks(full); err == nil {
+			if rel, err := filepath.Rel(realRoot, real); err != nil || !filepath.IsLocal(rel) && rel != "." {
+				return nil, fmt.Errorf("%w: %s leads outside the project through a symbolic link (to %s)", ErrInvalidArgument, arg, real)
+			}
+		}
+		if st, err := os.Lstat(full); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%w: %s is a symbolic link; ctx stores files: name the file it points to", ErrInvalidArgument, arg)
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	// Drop scopes inside other scopes.
+	var kept []string
+	for _, p := range out {
+		if len(kept) > 0 && inScopes(p, kept) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, nil
+}
+
+// inScopes reports whether a path is at or under one of the scopes.
+func inScopes(p string, scopes []string) bool {
+	for _, s := range scopes {
+		if s == "" || p == s || strings.HasPrefix(p, s+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// walkScopes lists the regular files under the scopes that ingestion
+// takes: not ignored, not too large, not secret files, with names a tree
+// can hold.
+func (w *Writer) walkScopes(scopes []string, opts IngestOptions, res *IngestResult) ([]*scanned, error) {
+	root := w.ProjectRoot()
+	m := ignore.New(root, w.Config.Ingestion.IgnoreGlobs)
+	var out []*scanned
+	seen := map[string]bool{}
+	consider := func(rel string, info fs.FileInfo) {
+		if seen[rel] {
+			return
+		}
+		seen[rel] = true
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			res.Skipped = append(res.Skipped, Skipped{rel, "symbolic link (not followed)"})
+			return
+		case !info.Mode().IsRegular():
+			if !info.IsDir() {
+				res.Skipped = append(res.Skipped, Skipped{rel, "not a regular file"})
+			}
+			return
+		case object.CheckRelPath(rel) != nil:
+			res.Skipped = append(res.Skipped, Skipped{rel, "a name a tree cannot hold (backslash, or not UTF-8)"})
+			return
+		case info.Size() > w.Config.Ingestion.MaxFileBytes:
+			res.Skipped = append(res.Skipped, Skipped{rel, fmt.Sprintf("larger than max_file_bytes (%s > %s)", humanBytes(info.Size()), humanBytes(w.Config.Ingestion.MaxFileBytes))})
+			return
+		}
+		if reason, secret := secrets.SecretFile(rel); secret && !opts.AllowSecrets {
+			res.Withheld = append(res.Withheld, Skipped{rel, reason + " (--allow-secrets stores it)"})
+			return
+		}
+		out = append(out, &scanned{path: rel, info: info})
+	}
+	for _, s := range scopes {
+		full := filepath.Join(root, filepath.FromSlash(s))
+		info, err := os.Lstat(full)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed: the snapshot drops what it had there
+		}
+		if err != nil {
+			return nil, fmt.Errorf("repo: %w", err)
+		}
+		if !info.IsDir() {
+			consider(s, info)
+			continue
+		}
+		err = m.Walk(s, func(rel string, d fs.DirEntry) error {
+			if d.IsDir() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			consider(rel, info)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("repo: walk %s: %w", s, err)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
+	return out, nil
+}
+
+// hashFiles gives every file its blob id: from the stat cache when its
+// stat data are unchanged, else by reading it (and screening it for
+// secrets). A file that vanished or holds secrets keeps the zero id.
+func (w *Writer) hashFiles(ctx context.Context, found []*scanned, cache *statCache, before map[string]object.TreeEntry, opts IngestOptions, res *IngestResult) error {
+	root := w.ProjectRoot()
+	var mu sync.Mutex
+	var done atomic.Int64
+	total := len(found)
+	err := parallel(ctx, len(found), func(i int) error {
+		f := found[i]
+		defer func() {
+			if n := done.Add(1); opts.Progress != nil && (n%256 == 0 || int(n) == total) {
+				opts.Progress(int(n), total)
+			}
+		}()
+		if id, ok := cache.lookup(f.path, statOf(f.info)); ok {
+			if old, inTree := before[f.path]; inTree && old.ID == id {
+				f.blob = id
+				return nil
+			}
+		}
+		data, err := regfile.Read(filepath.Join(root, filepath.FromSlash(f.path)), w.Config.Ingestion.MaxFileBytes)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			mu.Lock()
+			res.Skipped = append(res.Skipped, Skipped{f.path, "unreadable: " + err.Error()})
+			mu.Unlock()
+			return nil
+		}
+		if !opts.AllowSecrets {
+			if fs := secrets.Scan(data); len(fs) > 0 {
+				mu.Lock()
+				res.Withheld = append(res.Withheld, Skipped{f.path, describeFindings(fs) + " (--allow-secrets stores it)"})
+				mu.Unlock()
+				return nil
+			}
+		}
+		if st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(f.path))); err == nil {
+			f.info = st // the stat data of what was read
+		}
+		f.data, f.read = data, true
+		f.blob = object.Sum(object.KindBlob, data)
+		return nil
+	})
+	sort.Slice(res.Skipped, func(i, j int) bool { return res.Skipped[i].Path < res.Skipped[j].Path })
+	sort.Slice(res.Withheld, func(i, j int) bool { return res.Withheld[i].Path < res.Withheld[j].Path })
+	return err
+}
+
+// describeFindings says what secrets a file holds, by kind and line.
+func describeFindings(fs []secrets.Finding) string {
+	parts := make([]string, 0, len(fs))
+	for i, f := range fs {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fs)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s on line %d", f.Reason, f.Line))
+	}
+	return "holds a secret: " + strings.Join(parts, ", ")
+}
+
+// parallel runs fn(0..n-1) on every core, stopping at the first error or
+// when ctx is done.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	var next atomic.Int64
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					once.Do(func() { first = err })
+					return
+				}
+				if err := fn(i); err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(n))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// humanBytes writes a size for people: 512 B, 3.1 KiB, 2.0 MiB.
+func humanBytes(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	case n < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+}
+
+// ingestMessage makes up a commit message.
+func ingestMessage(res *IngestResult, scopes []string) string {
+	what := "the project"
+	if !(len(scopes) == 1 && scopes[0] == "") {
+		what = strings.Join(scopes, ", ")
+		if len(what) > 60 {
+			what = fmt.Sprintf("%d paths", len(scopes))
+		}
+	}
+	msg := fmt.Sprintf("Snapshot %s: %d added, %d modified, %d removed", what, res.Added, res.Modified, res.Removed)
+	if res.Parsed > 0 {
+		msg += fmt.Sprintf("; %d files read, %d items, %d edges", res.Parsed, res.Items, res.Edges)
+	}
+	return msg
+}
+
+// ingestProject is the project seen by the languages during one
+// ingestion: files as the new snapshot has them, read from the disk when
+// in hand, else from the store.
+type ingestProject struct {
+	r      *Repo
+	after  map[string]object.ID
+	onDisk map[string]*scanned
+	memo   sync.Map
+}
+
+func (p *ingestProject) ReadFile(rel string) ([]byte, error) {
+	if f := p.onDisk[rel]; f != nil && f.read {
+		return f.data, nil
+	}
+	id, ok := p.after[rel]
+	if !ok {
+		return nil, fs.ErrNotExist
+	}
+	if f := p.onDisk[rel]; f != nil {
+		data, err := regfile.Read(filepath.Join(p.r.ProjectRoot(), filepath.FromSlash(rel)), p.r.Config.Ingestion.MaxFileBytes)
+		if err == nil && object.Sum(object.KindBlob, data) == id {
+			return data, nil
+		}
+	}
+	_, data, err := p.r.Objects.Get(id)
+	return data, err
+}
+
+func (p *ingestProject) Exists(rel string) bool {
+	if _, ok := p.after[rel]; ok {
+		return true
+	}
+	prefix := rel + "/"
+	for q := range p.after {
+		if strings.HasPrefix(q, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *ingestProject) Memo(key string, compute func() any) any {
+	if v, ok := p.memo.Load(key); ok {
+		return v
+	}
+	v, _ := p.memo.LoadOrStore(key, compute())
+	return v
+}
+
+// semanticSnapshot updates the semantic snapshot (a tree of file_version
+// objects by path) to match the new tree. Without Semantics it only drops
+// the versions of files that changed or went away, so that every version
+// it keeps matches the tree's content.
+func (w *Writer) semanticSnapshot(ctx context.Context, b *object.Batch, put func(object.Kind, []byte) (object.ID, error),
+	base *object.Commit, after map[string]object.ID, onDisk map[string]*scanned, changes map[string]*object.TreeEntry,
+	scopes []string, opts IngestOptions, res *IngestResult) (*object.ID, error) {
+	baseSem := object.Zero
+	if base.SemanticSnapshot != nil {
+		baseSem = *base.SemanticSnapshot
+	}
+	versions, err := object.ListTree(w.Objects, baseSem, "")
+	if err != nil {
+		return nil, fmt.Errorf("repo: read the semantic snapshot: %w", err)
+	}
+	semChanges := map[string]*object.TreeEntry{}
+	for p, e := range changes {
+		if _, had := versions[p]; had && (e == nil || !opts.Semantics) {
+			semChanges[p] = nil
+		}
+	}
+	if opts.Semantics {
+		proj := &ingestProject{r: w.Repo, after: after, onDisk: onDisk}
+		if err := w.readCode(ctx, put, proj, after, versions, changes, scopes, opts, res, semChanges); err != nil {
+			return nil, err
+		}
+	}
+	if len(semChanges) == 0 {
+		if base.SemanticSnapshot == nil {
+			return nil, nil
+		}
+		id := *base.SemanticSnapshot
+		return &id, nil
+	}
+	id, err := object.EditTree(b, baseSem, semChanges)
+	if err != nil {
+		return nil, err
+	}
+	if t := new(object.Tree); object.GetTyped(b, id, t) == nil && len(t.Entries) == 0 {
+		return nil, nil
+	}
+	return &id, nil
+}
+
+// codeFile is a file of a dirty unit.
+type codeFile struct {
+	path string
+	blob object.ID
+	lang extract.Language
+	mi   extract.ModuleInfo
+	res  *extract.Result
+	src  []byte
+}
+
+// readCode reads the files in the scopes that need a new version, and
+// every file of their units, and records their versions in semChanges.
+func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (object.ID, error), proj *ingestProject,
+	after map[string]object.ID, versions map[string]object.TreeEntry, changes map[string]*object.TreeEntry,
+	scopes []string, opts IngestOptions, res *IngestResult, semChanges map[string]*object.TreeEntry) error {
+	// The units of the snapshot's code files.
+	units := map[string][]string{}
+	unitOf := map[string]string{}
+	for p := range after {
+		lang := extract.ForPath(p)
+		if lang == nil {
+			continue
+		}
+		u := lang.Name() + ":" + lang.Module(proj, p).Unit
+		units[u] = append(units[u], p)
+		unitOf[p] = u
+	}
+	// Files in scope needing a version: changed, or without a current one.
+	need := map[string]bool{}
+	dirty := map[string]bool{}
+	for p := range after {
+		if !inScopes(p, scopes) {
+			continue
+		}
+		// Ingestion keeps every version matching the tree's content (it
+		// drops the versions of files it stores without reading), so a
+		// version present is current.
+		_, ok := versions[p]
+		if _, changed := changes[p]; changed || !ok {
+			need[p] = true
+			if u := unitOf[p]; u != "" {
+				dirty[u] = true
+			}
+		}
+	}
+	for p, e := range changes {
+		if e == nil {
+			if u := unitOfPath(proj, p); u != "" {
+				dirty[u] = true
+			}
+		}
+	}
+	// Every file of a dirty unit is read again.
+	var files []*codeFile
+	for u := range dirty {
+		for _, p := range units[u] {
+			need[p] = true
+		}
+	}
+	for p := range need {
+		lang := extract.ForPath(p)
+		f := &codeFile{path: p, blob: after[p], lang: lang}
+		if lang != nil {
+			f.mi = lang.Module(proj, p)
+		}
+		files = append(files, f)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	var parseErr atomic.Value
+	if err := parallel(ctx, len(files), func(i int) error {
+		f := files[i]
+		src, err := proj.ReadFile(f.path)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", f.path, err)
+		}
+		f.src = src
+		if f.lang == nil || isBinary(src) {
+			return nil
+		}
+		r, err := f.lang.Extract(&extract.File{Path: f.path, Src: src, ModuleInfo: f.mi})
+		if err != nil {
+			parseErr.Store(err)
+			return nil
+		}
+		f.res = r
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Resolve unit by unit.
+	byUnit := map[string][]*codeFile{}
+	for _, f := range files {
+		if f.res != nil {
+			u := unitOf[f.path]
+			byUnit[u] = append(byUnit[u], f)
+		}
+	}
+	unitNames := make([]string, 0, len(byUnit))
+	for u := range byUnit {
+		unitNames = append(unitNames, u)
+	}
+	sort.Strings(unitNames)
+	edges := map[string][]extract.Edge{}
+	var mu sync.Mutex
+	if err := parallel(ctx, len(unitNames), func(i int) error {
+		fs := byUnit[unitNames[i]]
+		rs := make([]*extract.Result, len(fs))
+		for k, f := range fs {
+			rs[k] = f.res
+		}
+		out := extract.Resolve(rs, extract.ResolveOptions{KeepLow: opts.KeepLow})
+		mu.Lock()
+		for k, f := range fs {
+			edges[f.path] = out[k]
+		}
+		mu.Unlock()
+		return nil
+	}); err != nil {
+		return err
+	}
+	// Store the versions.
+	ids := make([]object.ID, len(files))
+	if err := parallel(ctx, len(files), func(i int) error {
+		f := files[i]
+		v := extract.NewFileVersion(f.path, f.blob, f.src, f.res, edges[f.path])
+		if f.res == nil && isBinary(f.src) {
+			v.Binary = true
+		}
+		payload, err := object.Encode(v)
+		if err != nil {
+			return fmt.Errorf("file version of %s: %w", f.path, err)
+		}
+		id, err := put(object.KindTyped, payload)
+		ids[i] = id
+		return err
+	}); err != nil {
+		return err
+	}
+	res.Languages = map[string]int{}
+	for i, f := range files {
+		semChanges[f.path] = &object.TreeEntry{Kind: object.EntryTyped, ID: ids[i]}
+		if f.res != nil {
+			res.Parsed++
+			res.Items += len(f.res.Items)
+			res.Edges += len(edges[f.path])
+			res.SyntaxErrors += f.res.SyntaxErrors
+			res.Languages[f.res.Language]++
+		}
+	}
+	return nil
+}
+
+// unitOfPath returns the unit of a code file, "" for other files.
+func unitOfPath(p extract.Project, rel string) string {
+	lang := extract.ForPath(rel)
+	if lang == nil {
+		return ""
+	}
+	return lang.Name() + ":" + lang.Module(p, rel).Unit
+}
+
+// isBinary reports whether content looks binary: a NUL byte in its first
+// 8 KiB, as git decides.
+func isBinary(src []byte) bool {
+	return bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0
+}

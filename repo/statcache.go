@@ -1,0 +1,136 @@
+package repo
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/regfile"
+	"github.com/ctx-dev/ctx/object"
+)
+
+// The stat cache (.ctx/local/stat-cache) remembers, per project file, the
+// stat data it had when ctx last hashed it and the blob it hashed to, as
+// git's index does: a file whose size, modification time, inode and
+// change time are unchanged is not read again. It is local state: losing
+// it costs a re-read, never a wrong answer.
+const statCacheFile = "local/stat-cache"
+
+// statCacheVersion is the first line of the file.
+const statCacheVersion = "ctx stat-cache 1"
+
+// statEntry is what the cache knows of one file.
+type statEntry struct {
+	size, mtime, ctime int64 // nanoseconds for the times
+	ino                uint64
+	blob               object.ID
+}
+
+// statOf returns the cache entry fields of a file's stat data.
+func statOf(info fs.FileInfo) statEntry {
+	e := statEntry{size: info.Size(), mtime: info.ModTime().UnixNano()}
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		e.ino = st.Ino
+		e.ctime = st.Ctim.Sec*1e9 + st.Ctim.Nsec
+	}
+	return e
+}
+
+// same reports whether a file's stat data match the entry's.
+func (e statEntry) same(o statEntry) bool {
+	return e.size == o.size && e.mtime == o.mtime && e.ctime == o.ctime && e.ino == o.ino
+}
+
+// statCache is the loaded cache, and the time it was written: an entry
+// whose file changed within the file system's timestamp granularity of
+// that moment cannot be trusted (git's "racy" entries).
+type statCache struct {
+	entries map[string]statEntry
+	written int64 // UnixNano
+}
+
+// racyWindow is how close to the cache's writing a change must be for the
+// entry to be distrusted.
+const racyWindow = int64(2 * time.Second)
+
+// lookup returns the cached blob of a file if its stat data are unchanged
+// and were not racy when cached.
+func (c *statCache) lookup(path string, now statEntry) (object.ID, bool) {
+	e, ok := c.entries[path]
+	if !ok || !e.same(now) || e.mtime >= c.written-racyWindow || e.ctime >= c.written-racyWindow {
+		return object.Zero, false
+	}
+	return e.blob, true
+}
+
+// loadStatCache reads the cache; a missing or damaged one is empty.
+func (r *Repo) loadStatCache() *statCache {
+	c := &statCache{entries: map[string]statEntry{}}
+	data, err := regfile.Read(filepath.Join(r.Root, filepath.FromSlash(statCacheFile)), 256<<20)
+	if err != nil {
+		return c
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	if !sc.Scan() || sc.Text() != statCacheVersion || !sc.Scan() {
+		return c
+	}
+	written, err := strconv.ParseInt(strings.TrimPrefix(sc.Text(), "written "), 10, 64)
+	if err != nil {
+		return c
+	}
+	c.written = written
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 6 {
+			return &statCache{entries: map[string]statEntry{}}
+		}
+		var e statEntry
+		var errs [4]error
+		e.size, errs[0] = strconv.ParseInt(f[1], 10, 64)
+		e.mtime, errs[1] = strconv.ParseInt(f[2], 10, 64)
+		e.ctime, errs[2] = strconv.ParseInt(f[3], 10, 64)
+		e.ino, errs[3] = strconv.ParseUint(f[4], 10, 64)
+		id, err := object.ParseID(f[5])
+		if err != nil || errors.Join(errs[:]...) != nil {
+			return &statCache{entries: map[string]statEntry{}}
+		}
+		e.blob = id
+		c.entries[f[0]] = e
+	}
+	return c
+}
+
+// saveStatCache writes the cache crash-safely.
+func (r *Repo) saveStatCache(c *statCache) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nwritten %d\n", statCacheVersion, c.written)
+	for p, e := range c.entries {
+		if strings.ContainsAny(p, "\t\n") {
+			continue
+		}
+		fmt.Fprintf(&b, "%s\t%d\t%d\t%d\t%d\t%s\n", p, e.size, e.mtime, e.ctime, e.ino, e.blob)
+	}
+	file := filepath.Join(r.Root, filepath.FromSlash(statCacheFile))
+	if err := atomicfile.MkdirAll(filepath.Dir(file)); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(file, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("repo: stat cache: %w", err)
+	}
+	return nil
+}
+
+// fileStat lstats a project file.
+func fileStat(root, rel string) (fs.FileInfo, error) {
+	return os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+}
