@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -61,13 +63,16 @@ type CommandOptions struct {
 	// Name is the command as the user gives it ("go test ./...").
 	Name string
 	// Argv is the argument vector when ctx ran the command itself.
-	Argv     []string
+	Argv []string
+	// Dir is the absolute directory the command ran in (default: the
+	// project root); relative paths in its output are read from there.
+	Dir      string
 	Output   []byte
 	ExitCode int
 	Started  time.Time
 	Duration time.Duration
-	// AllowSecrets stores the output as it is; otherwise secrets found in
-	// it are redacted first.
+	// AllowSecrets stores the output, name, arguments and message as they
+	// are; otherwise secrets found in them are redacted first.
 	AllowSecrets    bool
 	Message, Author string
 }
@@ -98,18 +103,34 @@ func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*Comma
 		return nil, fmt.Errorf("%w: a command needs a name (--name)", ErrInvalidArgument)
 	}
 	res := &CommandResult{Redacted: []Skipped{}}
-	out := opts.Output
+	out, argv, message := opts.Output, opts.Argv, opts.Message
 	if !opts.AllowSecrets {
 		red, found := secrets.Redact(out)
 		for _, f := range found {
 			res.Redacted = append(res.Redacted, Skipped{Path: fmt.Sprintf("output line %d", f.Line), Reason: f.Reason})
 		}
 		out = red
+		// A command line holds secrets as often as its output does
+		// (curl -H "Authorization: …", --password=…), and the name
+		// goes into the run, the snapshot and the commit message.
+		redact := func(what, s string) string {
+			red, found := secrets.Redact([]byte(s))
+			for _, f := range found {
+				res.Redacted = append(res.Redacted, Skipped{Path: what, Reason: f.Reason})
+			}
+			return string(red)
+		}
+		name = redact("command name", name)
+		argv = slices.Clone(argv)
+		for i := range argv {
+			argv[i] = redact(fmt.Sprintf("argument %d", i), argv[i])
+		}
+		message = redact("message", message)
 	}
-	parsed := diag.Parse(name, out, w.ProjectRoot())
+	parsed := w.parseOutput(name, out, opts.Dir)
 	kept, truncated := diag.Keep(out, opts.ExitCode, parsed, w.Config.Ingestion.MaxLogLines)
 	run := &diag.CommandRun{
-		Name: name, Argv: opts.Argv, ExitCode: opts.ExitCode, StartedAt: opts.Started.Unix(),
+		Name: name, Argv: argv, ExitCode: opts.ExitCode, StartedAt: opts.Started.Unix(),
 		DurationMS: opts.Duration.Milliseconds(), Truncated: truncated && len(kept) > 0,
 		Summary: parsed.Summary, Diagnostics: parsed.Diagnostics,
 	}
@@ -163,7 +184,7 @@ func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*Comma
 	if err != nil {
 		return nil, err
 	}
-	msg := opts.Message
+	msg := message
 	if msg == "" {
 		msg = fmt.Sprintf("Run %s: exit %d", name, opts.ExitCode)
 		if run.Summary.Text != "" {
@@ -187,6 +208,36 @@ func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*Comma
 	}
 	res.Committed, res.ID, res.Message = true, &id, msg
 	return res, nil
+}
+
+// parseOutput parses the output of a command that ran in dir and makes
+// the diagnostics' paths relative to the project root.
+func (w *Writer) parseOutput(name string, out []byte, dir string) *diag.Result {
+	root := w.ProjectRoot()
+	if dir == "" {
+		dir = root
+	}
+	parsed := diag.Parse(name, out, dir)
+	sub, err := filepath.Rel(root, dir)
+	if err != nil || sub == "." || sub == ".." || strings.HasPrefix(sub, ".."+string(filepath.Separator)) {
+		return parsed
+	}
+	sub = filepath.ToSlash(sub)
+	for i := range parsed.Diagnostics {
+		d := &parsed.Diagnostics[i]
+		switch {
+		case d.Path == "":
+		case !d.External:
+			d.Path = path.Join(sub, d.Path)
+		case path.IsAbs(d.Path) && strings.HasPrefix(d.Path, filepath.ToSlash(root)+"/"):
+			d.Path, d.External = strings.TrimPrefix(d.Path, filepath.ToSlash(root)+"/"), false
+		case strings.HasPrefix(d.Path, "../"):
+			if p := path.Join(sub, d.Path); p != ".." && !strings.HasPrefix(p, "../") {
+				d.Path, d.External = p, false
+			}
+		}
+	}
+	return parsed
 }
 
 // diagInfo is what Describe shows of a diagnostic node.

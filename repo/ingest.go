@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,6 +42,9 @@ type IngestOptions struct {
 	AllowSecrets bool
 	// KeepLow keeps low-confidence edges (design §16.4 gate 3).
 	KeepLow bool
+	// Reparse reads every code file in the paths again, changed or not
+	// (after a change of KeepLow, or of ctx's extractors).
+	Reparse bool
 	// Message and Author of the commit; an empty message is made up.
 	Message, Author string
 	// Progress, if set, is called now and then with the files done and
@@ -62,7 +67,10 @@ type IngestResult struct {
 	Message   string     `json:"message,omitempty"`
 	// Files counts the files in the paths ingested; Added, Modified and
 	// Removed those that differ from the previous snapshot.
-	Files    int `json:"files"`
+	Files int `json:"files"`
+	// Hashed counts the files read from the disk and hashed; the others
+	// were known unchanged from the stat cache.
+	Hashed   int `json:"hashed"`
 	Added    int `json:"added"`
 	Modified int `json:"modified"`
 	Removed  int `json:"removed"`
@@ -199,11 +207,7 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 
 	b := w.Objects.NewBatch()
 	defer b.Abort()
-	var written atomic.Int64
-	put := func(kind object.Kind, payload []byte) (object.ID, error) {
-		written.Add(1)
-		return b.Put(kind, payload)
-	}
+	put := b.Put
 	// Store the new contents.
 	if err := parallel(ctx, len(found), func(i int) error {
 		f := found[i]
@@ -271,6 +275,7 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 		if err != nil {
 			return nil, err
 		}
+		res.NewObjects = b.Len() // objects not already in the store
 		if err := b.Commit(); err != nil {
 			return nil, err
 		}
@@ -279,7 +284,6 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 		}
 		res.Committed, res.ID, res.Message = true, &id, c.Message
 	}
-	res.NewObjects = int(written.Load())
 	// Remember what was hashed, for the next run.
 	cache.written = start.UnixNano()
 	for _, f := range found {
@@ -334,9 +338,15 @@ func (w *Writer) ingestScopes(opts IngestOptions) ([]string, error) {
 	for _, arg := range opts.Paths {
 		p, ok := w.projectPath(arg, opts.Wd)
 		if !ok {
-			abs := arg
-			if !filepath.IsAbs(abs) && opts.Wd != "" {
-				abs = filepath.Join(opts.Wd, arg)
+			// Resolve a relative path as projectPath does, to tell a path
+			// in the store from one outside the project.
+			abs := filepath.FromSlash(arg)
+			if !filepath.IsAbs(abs) {
+				base := root
+				if rel, err := filepath.Rel(root, opts.Wd); opts.Wd != "" && err == nil && filepath.IsLocal(rel) {
+					base = opts.Wd
+				}
+				abs = filepath.Join(base, abs)
 			}
 			if rel, err := filepath.Rel(root, abs); err == nil && (rel == DirName || strings.HasPrefix(rel, DirName+string(filepath.Separator))) {
 				return nil, fmt.Errorf("%w: %s is inside the store (.ctx/), which is never ingested", ErrInvalidArgument, arg)
@@ -355,6 +365,15 @@ func (w *Writer) ingestScopes(opts IngestOptions) ([]string, error) {
 		if st, err := os.Lstat(full); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 			return nil, fmt.Errorf("%w: %s is a symbolic link; ctx stores files: name the file it points to", ErrInvalidArgument, arg)
 		}
+		// A path through a linked directory would store files under a
+		// name the project's own walk never gives them (it does not
+		// follow links), and .git/ is never ingested (issue #5).
+		if link := linkOnPath(root, p); link != "" {
+			return nil, fmt.Errorf("%w: %s goes through the symbolic link %s; name the path without it", ErrInvalidArgument, arg, link)
+		}
+		if slices.Contains(strings.Split(p, "/"), ".git") {
+			return nil, fmt.Errorf("%w: %s is inside a .git directory, which is never ingested", ErrInvalidArgument, arg)
+		}
 		out = append(out, p)
 	}
 	sort.Strings(out)
@@ -367,6 +386,24 @@ func (w *Writer) ingestScopes(opts IngestOptions) ([]string, error) {
 		kept = append(kept, p)
 	}
 	return kept, nil
+}
+
+// linkOnPath returns the first directory on the project path p (p itself
+// excluded) that is a symbolic link, "" if none is. It stops at the first
+// directory that does not exist.
+func linkOnPath(root, p string) string {
+	dirs := strings.Split(p, "/")
+	for i := 1; i < len(dirs); i++ {
+		d := strings.Join(dirs[:i], "/")
+		st, err := os.Lstat(filepath.Join(root, filepath.FromSlash(d)))
+		if err != nil {
+			return ""
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return d
+		}
+	}
+	return ""
 }
 
 // inScopes reports whether a path is at or under one of the scopes.
@@ -423,6 +460,13 @@ func (w *Writer) walkScopes(scopes []string, opts IngestOptions, res *IngestResu
 		if err != nil {
 			return nil, fmt.Errorf("repo: %w", err)
 		}
+		// A path named on the command line is ignored as the walk of
+		// the project would ignore it: say so rather than take it, or
+		// take nothing, without a word.
+		if s != "" && m.Ignored(s, info.IsDir()) {
+			res.Skipped = append(res.Skipped, Skipped{s, "ignored (.gitignore, .git/info/exclude or config.toml ignore_globs)"})
+			continue
+		}
 		if !info.IsDir() {
 			consider(s, info)
 			continue
@@ -455,7 +499,8 @@ func (w *Writer) walkScopes(scopes []string, opts IngestOptions, res *IngestResu
 func (w *Writer) hashFiles(ctx context.Context, found []*scanned, cache *statCache, before map[string]object.TreeEntry, opts IngestOptions, res *IngestResult) error {
 	root := w.ProjectRoot()
 	var mu sync.Mutex
-	var done atomic.Int64
+	var done, hashed atomic.Int64
+	defer func() { res.Hashed = int(hashed.Load()) }()
 	total := len(found)
 	err := parallel(ctx, len(found), func(i int) error {
 		f := found[i]
@@ -470,6 +515,7 @@ func (w *Writer) hashFiles(ctx context.Context, found []*scanned, cache *statCac
 				return nil
 			}
 		}
+		hashed.Add(1)
 		data, err := regfile.Read(filepath.Join(root, filepath.FromSlash(f.path)), w.Config.Ingestion.MaxFileBytes)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
@@ -590,7 +636,13 @@ func (p *ingestProject) ReadFile(rel string) ([]byte, error) {
 	}
 	id, ok := p.after[rel]
 	if !ok {
-		return nil, fs.ErrNotExist
+		// Outside the snapshot (a go.mod or Cargo.toml above the paths
+		// ingested): the project's file as it is on disk.
+		full, err := p.diskPath(rel)
+		if err != nil {
+			return nil, err
+		}
+		return regfile.Read(full, p.r.Config.Ingestion.MaxFileBytes)
 	}
 	if f := p.onDisk[rel]; f != nil {
 		data, err := regfile.Read(filepath.Join(p.r.ProjectRoot(), filepath.FromSlash(rel)), p.r.Config.Ingestion.MaxFileBytes)
@@ -602,9 +654,25 @@ func (p *ingestProject) ReadFile(rel string) ([]byte, error) {
 	return data, err
 }
 
+// diskPath returns the path on disk of a project-relative path, which
+// must stay inside the project and out of .ctx and .git.
+func (p *ingestProject) diskPath(rel string) (string, error) {
+	clean := path.Clean(rel)
+	if clean != rel || rel == "." || path.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, "../") ||
+		strings.HasPrefix(rel, ".ctx/") || strings.HasPrefix(rel, ".git/") {
+		return "", fs.ErrNotExist
+	}
+	return filepath.Join(p.r.ProjectRoot(), filepath.FromSlash(rel)), nil
+}
+
 func (p *ingestProject) Exists(rel string) bool {
 	if _, ok := p.after[rel]; ok {
 		return true
+	}
+	if full, err := p.diskPath(rel); err == nil {
+		if _, err := os.Lstat(full); err == nil {
+			return true
+		}
 	}
 	prefix := rel + "/"
 	for q := range p.after {
@@ -705,7 +773,7 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 		// drops the versions of files it stores without reading), so a
 		// version present is current.
 		_, ok := versions[p]
-		if _, changed := changes[p]; changed || !ok {
+		if _, changed := changes[p]; changed || !ok || opts.Reparse {
 			need[p] = true
 			if u := unitOf[p]; u != "" {
 				dirty[u] = true

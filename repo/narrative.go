@@ -206,11 +206,13 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 		Author:        opts.Author,
 		Message:       opts.Message,
 		RootTree:      prev.RootTree,
+		// The code snapshots carry over: a commit of the narrative or of
+		// edges does not change the code it describes.
+		BuildSnapshot: prev.BuildSnapshot, SemanticSnapshot: prev.SemanticSnapshot, DiagnosticsSnapshot: prev.DiagnosticsSnapshot,
 	}
 	if opts.Amend {
 		c.Parents = prev.Parents
 		c.EdgeBatches = prev.EdgeBatches
-		c.BuildSnapshot, c.SemanticSnapshot, c.DiagnosticsSnapshot = prev.BuildSnapshot, prev.SemanticSnapshot, prev.DiagnosticsSnapshot
 		for _, nr := range prev.NarrativeRefs {
 			refsByPath[nr.Path] = nr
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -24,6 +25,7 @@ type AddCmd struct {
 	Code        addCode        `cmd:"" help:"Ingest the whole project (or paths) with its code's semantics, incrementally."`
 	Go          addGo          `cmd:"" help:"Record the Go build graph (go list): packages, modules, targets, dependencies."`
 	Cargo       addCargo       `cmd:"" help:"Record the Cargo workspace graph (cargo metadata): packages, targets, crates, dependencies."`
+	Command     addCommand     `cmd:"" help:"Record a command's output read from stdin (--stdin --name NAME): its diagnostics and exit status."`
 	Node        addNode        `cmd:"" default:"withargs" hidden:"" help:"Add a node of --type TYPE."`
 }
 
@@ -36,6 +38,7 @@ type nodeArgs struct {
 	Stdin  bool     `help:"Read the content from standard input."`
 	From   []string `name:"from" placeholder:"ID" help:"A node this one is derived from (a summary's sources). Repeatable."`
 	Stream string   `placeholder:"STREAM" help:"main (default) or feature-<slug>: a feature's narrative, under narrative/feature/<slug>/."`
+	secretsFlag
 }
 
 // Validate checks the arguments before the store is locked.
@@ -71,6 +74,7 @@ func (a *nodeArgs) add(app *App, w *repo.Writer, t narrative.Type) error {
 	if a.Body != "" {
 		content += "\n\n" + a.Body
 	}
+	content = a.screen(app, content)
 	meta := map[string]string{}
 	for _, m := range a.Meta {
 		k, v, _ := narrative.ParseMeta(m)
@@ -206,4 +210,26 @@ func (c *addNode) Run(app *App, w *repo.Writer) error {
 		return err
 	}
 	return c.add(app, w, t)
+}
+
+// secretsFlag screens narrative content for secrets: the narrative is
+// Markdown that teams commit to git.
+type secretsFlag struct {
+	AllowSecrets bool `name:"allow-secrets" help:"Keep secrets found in the content (private keys, tokens, passwords); by default they are redacted."`
+}
+
+// screen returns content with the secrets found in it redacted, saying
+// on stderr what was withheld, unless --allow-secrets.
+func (f *secretsFlag) screen(app *App, content string) string {
+	if f.AllowSecrets {
+		return content
+	}
+	red, found := secrets.Redact([]byte(content))
+	for _, s := range found {
+		fmt.Fprintf(app.Stderr, "ctx: redacted a secret in the content (line %d): %s; --allow-secrets keeps it\n", s.Line, s.Reason)
+	}
+	if len(found) == 0 {
+		return content
+	}
+	return string(red)
 }

@@ -155,6 +155,10 @@ func message(err error) string {
 
 // fail reports err on stderr and returns the exit status.
 func (a *App) fail(err error) int {
+	var ce *commandExit
+	if errors.As(err, &ce) {
+		return ce.code // ctx run: the command's own status
+	}
 	c := classify(err)
 	var se *silentError
 	if errors.As(err, &se) {

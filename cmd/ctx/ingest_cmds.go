@@ -18,6 +18,7 @@ type ingestFlags struct {
 	Force             bool   `help:"Store even when the step exceeds the budget of config.toml [ingestion] (max_files_per_step, max_bytes_per_step)."`
 	AllowSecrets      bool   `name:"allow-secrets" help:"Store files in which secrets were found (private keys, tokens, passwords). They go into a store teams commit to git."`
 	KeepLowConfidence bool   `name:"keep-low-confidence" help:"Keep guessed edges of low confidence (a call on a value matching several methods), dropped by default."`
+	Reparse           bool   `help:"With semantics: read every code file in the paths again, changed or not (after changing --keep-low-confidence, or upgrading ctx)."`
 	Message           string `short:"m" placeholder:"MSG" help:"Commit message (default: a summary of the snapshot)."`
 	Author            string `env:"CTX_AUTHOR" help:"Author recorded in the commit."`
 	Quiet             bool   `short:"q" help:"No progress bar."`
@@ -52,7 +53,7 @@ func ingest(app *App, w *repo.Writer, opts repo.IngestOptions, f *ingestFlags) e
 	if err != nil {
 		return err
 	}
-	opts.Wd, opts.Force, opts.AllowSecrets, opts.KeepLow = wd, f.Force, f.AllowSecrets, f.KeepLowConfidence
+	opts.Wd, opts.Force, opts.AllowSecrets, opts.KeepLow, opts.Reparse = wd, f.Force, f.AllowSecrets, f.KeepLowConfidence, f.Reparse
 	opts.Message, opts.Author = f.Message, f.Author
 	bar := newProgress(app.Stderr, !f.Quiet && !app.Globals.JSON)
 	opts.Progress = bar.update

@@ -7,6 +7,7 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 )
@@ -21,5 +22,18 @@ func main() {
 		stop()
 		time.AfterFunc(2*time.Second, func() { os.Exit(130) })
 	}()
-	os.Exit(Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}))
+	stopProfile := cpuProfile(os.Getenv("CTX_CPUPROFILE"))
+	code := Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
+	stopProfile()
+	os.Exit(code)
+}
+
+// cpuProfile writes a CPU profile of the run to path when it is set (for
+// `go tool pprof`; see bench/ingest/run.sh). Undocumented on purpose.
+func cpuProfile(path string) (stop func()) {
+	f, err := os.Create(path)
+	if path == "" || err != nil || pprof.StartCPUProfile(f) != nil {
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

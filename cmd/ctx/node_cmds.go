@@ -169,6 +169,7 @@ type UpdateCmd struct {
 	Stdin   bool     `help:"Read the new content from standard input."`
 	Type    string   `placeholder:"TYPE" help:"New type."`
 	Meta    []string `name:"meta" sep:"none" placeholder:"KEY=VALUE" help:"Set a metadata pair; KEY= removes it. Repeatable."`
+	secretsFlag
 }
 
 // Validate checks that there is something to change.
@@ -212,6 +213,7 @@ func (c *UpdateCmd) Run(app *App, w *repo.Writer) error {
 		if c.Body != "" {
 			content += "\n\n" + c.Body
 		}
+		content = c.screen(app, content)
 		if err := sp.Edit(n, content); err != nil {
 			return err
 		}

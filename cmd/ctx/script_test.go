@@ -5,7 +5,10 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -28,6 +31,11 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CTX_DATE", "1790000000")
 			env.Setenv("HOME", env.WorkDir)
+			// Toolchains the ingestion scripts run keep their caches and
+			// installations outside the script's home.
+			for k, v := range toolEnv() {
+				env.Setenv(k, v)
+			}
 			return nil
 		},
 		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
@@ -58,3 +66,29 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("exit status %d, want %d", got, want)
 	}
 }
+
+// toolEnv returns the variables go and cargo need once HOME is the
+// script's work directory: their caches and installations as the test
+// process sees them.
+var toolEnv = sync.OnceValue(func() map[string]string {
+	env := map[string]string{"GOTOOLCHAIN": "local", "GOFLAGS": "-mod=mod"}
+	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output(); err == nil {
+		vals := strings.Split(strings.TrimSpace(string(out)), "\n")
+		for i, k := range []string{"GOCACHE", "GOMODCACHE", "GOPATH"} {
+			if i < len(vals) && vals[i] != "" {
+				env[k] = vals[i]
+			}
+		}
+	}
+	home := os.Getenv("HOME")
+	for k, dir := range map[string]string{"CARGO_HOME": ".cargo", "RUSTUP_HOME": ".rustup"} {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		} else if home != "" {
+			if st, err := os.Stat(filepath.Join(home, dir)); err == nil && st.IsDir() {
+				env[k] = filepath.Join(home, dir)
+			}
+		}
+	}
+	return env
+})

@@ -15,6 +15,7 @@ type SummarizeCmd struct {
 	ArchiveSources bool     `name:"archive-sources" help:"Tag every source tier:off-context: kept and traceable, but out of composed contexts."`
 	Tags           []string `short:"t" name:"tag" placeholder:"TAG" help:"A tag for the summary. Repeatable."`
 	Stream         string   `placeholder:"STREAM" help:"main (default) or feature-<slug>."`
+	secretsFlag
 }
 
 // Validate checks the flags before the store is locked.
@@ -63,7 +64,7 @@ func (c *SummarizeCmd) Run(app *App, w *repo.Writer) error {
 			return err
 		}
 	}
-	in := narrative.NewNode{Stream: c.Stream, Type: narrative.Summary, Content: content, Tags: c.Tags}
+	in := narrative.NewNode{Stream: c.Stream, Type: narrative.Summary, Content: c.screen(app, content), Tags: c.Tags}
 	for _, n := range sources {
 		in.DerivedFrom = append(in.DerivedFrom, n.ID)
 	}

@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -39,7 +40,12 @@ var cargoTool = tool{
 // A missing cargo binary is ErrToolMissing; cargo failing is ErrToolFailed,
 // with the first lines of its standard error.
 func CargoMetadata(ctx context.Context, dir string) ([]byte, error) {
-	return cargoTool.run(ctx, dir, "metadata", "--format-version", "1", "--all-features", "--locked", "--offline")
+	out, err := cargoTool.run(ctx, dir, "metadata", "--format-version", "1", "--all-features", "--locked", "--offline")
+	if err != nil && errors.Is(err, ErrToolFailed) && strings.Contains(err.Error(), "cannot create the lock file") {
+		// cargo's own advice names flags the user did not pass.
+		return nil, fmt.Errorf("%w: cargo metadata in %s: the workspace has no Cargo.lock, and taking a snapshot does not write one: run `cargo generate-lockfile` (or any cargo build) first", ErrToolFailed, dir)
+	}
+	return out, err
 }
 
 // cargoMeta is the part of cargo metadata's output that
