@@ -4,19 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
-	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
+
+// connectKey is the stable key of the demo's Client.Connect.
+const connectKey = "example.com/netlib/net.Client.Connect"
 
 // Options configure Run.
 type Options struct {
@@ -64,63 +64,22 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 	fmt.Fprintf(out, "Initialized empty ctx store in %s\nrefs/main -> %s (the root commit every store shares)\n", r.Root, base.Short())
 
-	paths, err := projectFiles(opts.Dir)
-	if err != nil {
-		return nil, err
-	}
-	step("ctx hash-object -w --stdin-paths   # %d files, made durable with one sync", len(paths))
-	abs := make([]string, len(paths))
-	for i, p := range paths {
-		abs[i] = filepath.Join(opts.Dir, filepath.FromSlash(p))
-	}
-	b := r.Objects.NewBatch()
-	ids, err := object.PutFiles(ctx, b, abs, 0)
-	if err != nil {
-		b.Abort()
-		return nil, err
-	}
-	files := make(map[string]object.ID, len(paths))
-	for i, p := range paths {
-		files[p] = ids[i]
-		fmt.Fprintf(out, "%s  %s\n", ids[i].Short(), p)
-	}
-	tree, err := object.WriteTree(b, files)
-	if err != nil {
-		b.Abort()
-		return nil, err
-	}
-	if err := b.Commit(); err != nil {
-		return nil, err
-	}
-
-	step("ctx commit-tree %s -p main -m 'Snapshot the demo project'", tree.Short())
-	commit, err := r.CommitTree(tree, []object.ID{base}, "Snapshot the demo project", "ctx demo")
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintln(out, commit)
-
-	step("ctx update-ref main %s %s", commit.Short(), base.Short())
+	step("ctx add code")
 	w, err := r.Lock(ctx, repo.LockOptions{Timeout: repo.DefaultLockTimeout, Command: "ctx demo"})
 	if err != nil {
 		return nil, err
 	}
-	err = w.UpdateRef(refs.Main, commit, refs.Among(base))
+	res, err := w.Ingest(ctx, repo.IngestOptions{Wd: opts.Dir, Semantics: true, Message: "Snapshot the demo project", Author: "ctx demo"})
 	if uerr := w.Unlock(); err == nil {
 		err = uerr
 	}
 	if err != nil {
 		return nil, err
 	}
-
-	step("ctx log --oneline")
-	entries, err := r.Log(ctx, []object.ID{commit}, 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range entries {
-		fmt.Fprintf(out, "%s %s\n", e.ID.Short(), e.Commit.Message)
-	}
+	fmt.Fprintf(out, "%d files: %d added; %d new objects; read %d code files: %d items, %d edges\n",
+		res.Files, res.Added, res.NewObjects, res.Parsed, res.Items, res.Edges)
+	commit := *res.ID
+	fmt.Fprintf(out, "[main %s] %s\n", commit.Short(), res.Message)
 
 	step("ctx cat-object -p main")
 	_, payload, err := r.Objects.Get(commit)
@@ -132,13 +91,33 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 		return nil, err
 	}
 	fmt.Fprintf(out, "%s\n", js)
+	c, err := r.ReadCommit(commit)
+	if err != nil {
+		return nil, err
+	}
+	files, err := object.ListTree(r.Objects, c.RootTree, "")
+	if err != nil {
+		return nil, err
+	}
 
 	step("ctx cat-object -p main:retry/backoff.go")
-	if _, content, err := r.Objects.Get(files["retry/backoff.go"]); err == nil {
+	if _, content, err := r.Objects.Get(files["retry/backoff.go"].ID); err == nil {
 		lines := strings.SplitAfter(string(content), "\n")
 		fmt.Fprintf(out, "%s  ...\n", strings.Join(lines[:min(8, len(lines))], ""))
 	} else {
 		return nil, err
+	}
+
+	step("ctx edges Client.Connect   # what the parser found")
+	g, err := r.Graph(ctx, repo.GraphOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if i, ok := g.Lookup(graph.ItemNode(r.Config.Repo.ID, connectKey).ID); ok {
+		for _, e := range g.Out(i) {
+			v := g.View(e)
+			fmt.Fprintf(out, "  -> %-10s %s  (%s, %s)\n", v.Label, v.To.Name(), v.Evidence.Tool, v.Evidence.Confidence)
+		}
 	}
 
 	if err := narrate(ctx, r, out, step); err != nil {
@@ -156,7 +135,7 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	} else {
 		fmt.Fprintf(out, "%d problem(s): %v\n", len(rep.Problems), rep.Problems[0])
 	}
-	return &Summary{Dir: opts.Dir, Store: r.Root, Files: len(paths), Commit: commit, Tree: tree, Objects: rep.Objects, OK: rep.OK()}, nil
+	return &Summary{Dir: opts.Dir, Store: r.Root, Files: res.Files, Commit: commit, Tree: c.RootTree, Objects: rep.Objects, OK: rep.OK()}, nil
 }
 
 // narrate records the task, the decision and a note of the retry feature
@@ -236,14 +215,14 @@ func relate(ctx context.Context, w *repo.Writer, out io.Writer, step func(string
 		return err
 	}
 	client := graph.FileNode(w.Config.Repo.ID, "net/client.go")
-	connect := graph.ItemNode(w.Config.Repo.ID, "netlib/net.Client.Connect")
+	connect := graph.ItemNode(w.Config.Repo.ID, connectKey)
 	human := graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High}
 	links := []struct {
 		shown string
 		edge  graph.Edge
 	}{
 		{fmt.Sprintf("ctx relate %s Mentions net/client.go", task.ID), graph.Edge{From: graph.NarrativeNode(string(task.Type), string(task.ID)), To: client, Label: graph.Mentions, Evidence: human}},
-		{fmt.Sprintf("ctx relate %s Mentions item:netlib/net.Client.Connect", task.ID), graph.Edge{From: graph.NarrativeNode(string(task.Type), string(task.ID)), To: connect, Label: graph.Mentions, Evidence: human}},
+		{fmt.Sprintf("ctx relate %s Mentions Client.Connect", task.ID), graph.Edge{From: graph.NarrativeNode(string(task.Type), string(task.ID)), To: connect, Label: graph.Mentions, Evidence: human}},
 		{fmt.Sprintf("ctx link %s %s --type DEPENDS_ON", note.ID, decision.ID), graph.Edge{From: graph.NarrativeNode(string(note.Type), string(note.ID)), To: graph.NarrativeNode(string(decision.Type), string(decision.ID)), Label: graph.DependsOn, Evidence: human}},
 	}
 	for _, l := range links {
@@ -268,28 +247,4 @@ func relate(ctx context.Context, w *repo.Writer, out io.Writer, step func(string
 		fmt.Fprintf(out, "  -> %-9s %s  (%s)\n", v.Label, v.To.Name(), how)
 	}
 	return nil
-}
-
-// projectFiles lists the regular files under dir, outside .ctx, as sorted
-// slash-separated relative paths.
-func projectFiles(dir string) ([]string, error) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == repo.DirName {
-			return fs.SkipDir
-		}
-		if d.Type().IsRegular() {
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return err
-			}
-			paths = append(paths, filepath.ToSlash(rel))
-		}
-		return nil
-	})
-	sort.Strings(paths)
-	return paths, err
 }
