@@ -113,6 +113,27 @@ func TestCrashAtEveryPoint(t *testing.T) {
 			check: edgeMoved(true)},
 		{name: "unlink", args: []string{"unlink", "src/file0.go", "src/file1.go", "--reason", "X1 is gone"},
 			check: edgeMoved(false)},
+		// Ingestion and command runs write blobs, file versions, trees
+		// and a commit, then the stat cache: after a crash main is as it
+		// was or one commit on, with the snapshot complete.
+		{name: "add file --extract-semantics", args: []string{"add", "file", "src/file0.go", "--extract-semantics", "-q"},
+			check: movedOnce(t, ctx, env, &before, func(t *testing.T, dir string) {
+				if out := must(t, dir, env, "", ctx, "edges", "src/file0.go", "--label", "defines"); !strings.Contains(out, "item:src.X0") {
+					t.Fatalf("no item X0 after add file:\n%s", out)
+				}
+			})},
+		{name: "add code", args: []string{"add", "code", "-q"},
+			check: movedOnce(t, ctx, env, &before, func(t *testing.T, dir string) {
+				if out := must(t, dir, env, "", ctx, "ls-tree", "-r", "--name-only", "main"); !strings.Contains(out, "src/file5.go") {
+					t.Fatalf("src/file5.go missing from the snapshot:\n%s", out)
+				}
+			})},
+		{name: "add command", stdin: "src/file1.go:4:1: X1 is unused\n", args: []string{"add", "command", "--stdin", "--name", "lint", "--exit-code", "1"},
+			check: movedOnce(t, ctx, env, &before, func(t *testing.T, dir string) {
+				if out := must(t, dir, env, "", ctx, "edges", "src/file1.go", "--label", "references"); !strings.Contains(out, "X1 is unused (lint)") {
+					t.Fatalf("no diagnostic after add command:\n%s", out)
+				}
+			})},
 		{name: "init --force", args: []string{"init", "--force"}, check: func(t *testing.T, dir string, done bool) {
 			mainIs(root, before)(t, dir, done)
 		}},
@@ -161,6 +182,26 @@ func TestCrashAtEveryPoint(t *testing.T) {
 	if got := must(t, state, env, "", ctx, "rev-parse", "main"); got != root {
 		// init --force ran last and reset the store.
 		t.Fatalf("after init --force main = %s, want the root commit %s", got, root)
+	}
+}
+
+// movedOnce checks a step that makes one commit: main is still *before,
+// or a child of it whose content check accepts; when the step completed,
+// main moved.
+func movedOnce(t *testing.T, ctx string, env []string, before *string, content func(*testing.T, string)) func(*testing.T, string, bool) {
+	return func(t *testing.T, dir string, done bool) {
+		got := must(t, dir, env, "", ctx, "rev-parse", "main")
+		switch {
+		case got == *before:
+			if done {
+				t.Fatalf("main did not move")
+			}
+		default:
+			if parent := must(t, dir, env, "", ctx, "rev-parse", "main~1"); parent != *before {
+				t.Fatalf("main = %s, whose parent is %s, not the old main %s", got, parent, *before)
+			}
+			content(t, dir)
+		}
 	}
 }
 
