@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -74,11 +75,16 @@ func (c *statCache) lookup(path string, now statEntry) (object.ID, bool) {
 
 // loadStatCache reads the cache; a missing or damaged one is empty.
 func (r *Repo) loadStatCache() *statCache {
-	c := &statCache{entries: map[string]statEntry{}}
 	data, err := regfile.Read(filepath.Join(r.Root, filepath.FromSlash(statCacheFile)), 256<<20)
 	if err != nil {
-		return c
+		return &statCache{entries: map[string]statEntry{}}
 	}
+	return parseStatCache(data)
+}
+
+// parseStatCache decodes a stat cache file; a damaged one is empty.
+func parseStatCache(data []byte) *statCache {
+	c := &statCache{entries: map[string]statEntry{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	if !sc.Scan() || sc.Text() != statCacheVersion || !sc.Scan() {
@@ -113,12 +119,8 @@ func (r *Repo) loadStatCache() *statCache {
 // saveStatCache writes the cache crash-safely.
 func (r *Repo) saveStatCache(c *statCache) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nwritten %d\n", statCacheVersion, c.written)
-	for p, e := range c.entries {
-		if strings.ContainsAny(p, "\t\n") {
-			continue
-		}
-		fmt.Fprintf(&b, "%s\t%d\t%d\t%d\t%d\t%s\n", p, e.size, e.mtime, e.ctime, e.ino, e.blob)
+	if err := c.encode(&b); err != nil {
+		return err
 	}
 	file := filepath.Join(r.Root, filepath.FromSlash(statCacheFile))
 	if err := atomicfile.MkdirAll(filepath.Dir(file)); err != nil {
@@ -128,6 +130,21 @@ func (r *Repo) saveStatCache(c *statCache) error {
 		return fmt.Errorf("repo: stat cache: %w", err)
 	}
 	return nil
+}
+
+// encode writes the cache file: a version line, the time it was
+// written, and a line per path. Paths with tabs or newlines are left out
+// (they are hashed every time).
+func (c *statCache) encode(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s\nwritten %d\n", statCacheVersion, c.written)
+	for p, e := range c.entries {
+		if strings.ContainsAny(p, "\t\n\r") || p == "" {
+			continue
+		}
+		fmt.Fprintf(bw, "%s\t%d\t%d\t%d\t%d\t%s\n", p, e.size, e.mtime, e.ctime, e.ino, e.blob)
+	}
+	return bw.Flush()
 }
 
 // fileStat lstats a project file.
