@@ -611,7 +611,7 @@ func TestLinks(t *testing.T) {
 			{Field: "root_tree", ID: c.RootTree, Kind: KindTyped, Type: "tree"},
 			{Field: "edge_batches[0]", ID: c.EdgeBatches[0], Kind: KindTyped, Type: "edge_batch"},
 			{Field: "narrative_refs[0].blob_id", ID: c.NarrativeRefs[0].BlobID, Kind: KindBlob},
-			{Field: "build_snapshot", ID: *c.BuildSnapshot, Kind: KindTyped},
+			{Field: "build_snapshot", ID: *c.BuildSnapshot, Kind: KindTyped, Type: "build_snapshot"},
 		}},
 		{"WorkCommit", w, []Link{
 			{Field: "parents[0]", ID: w.Parents[0], Kind: KindTyped, Type: "work_commit"},

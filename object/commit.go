@@ -53,11 +53,11 @@ func (c *Commit) Links() []Link {
 		ls = append(ls, Link{Field: fmt.Sprintf("narrative_refs[%d].blob_id", i), ID: n.BlobID, Kind: KindBlob})
 	}
 	for _, s := range []struct {
-		field string
-		id    *ID
-	}{{"build_snapshot", c.BuildSnapshot}, {"semantic_snapshot", c.SemanticSnapshot}, {"diagnostics_snapshot", c.DiagnosticsSnapshot}} {
+		field, typ string
+		id         *ID
+	}{{"build_snapshot", "build_snapshot", c.BuildSnapshot}, {"semantic_snapshot", "tree", c.SemanticSnapshot}, {"diagnostics_snapshot", "diagnostics_snapshot", c.DiagnosticsSnapshot}} {
 		if s.id != nil {
-			ls = append(ls, Link{Field: s.field, ID: *s.id, Kind: KindTyped})
+			ls = append(ls, Link{Field: s.field, ID: *s.id, Kind: KindTyped, Type: s.typ})
 		}
 	}
 	return ls

@@ -292,7 +292,7 @@ func (r *Repo) diagnosticEdges(g *Graph) error {
 				origin := EdgeOrigin{Snapshot: &rid, Derived: "command " + run.Name}
 				g.edges = append(g.edges, graph.Edge{From: node, To: graph.FileNode(g.repoID, d.Path), Label: graph.References, Evidence: ev})
 				g.origins = append(g.origins, origin)
-				if key := g.itemAt(d.Path, uint32(d.Line)); key != "" {
+				if key := g.itemAt(d.Path, uint32(d.Line)); d.Line > 0 && key != "" {
 					ev.Confidence = graph.Medium
 					g.edges = append(g.edges, graph.Edge{From: node, To: graph.ItemNode(g.repoID, key), Label: graph.References, Evidence: ev})
 					g.origins = append(g.origins, origin)

@@ -133,6 +133,20 @@ func (r *Repo) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) 
 			}
 		}
 	}
+	// The trees each commit reaches hold what its fields say they hold.
+	sc := newSnapshotChecker(r, infos)
+	for i, c := range results {
+		if c.err != nil || c.info.Type != "commit" {
+			continue
+		}
+		cm, err := r.ReadCommit(ids[i])
+		if err != nil {
+			continue
+		}
+		for _, err := range sc.commit(cm) {
+			rep.Problems = append(rep.Problems, Problem{Path: object.RelPath(ids[i]), ID: ids[i], Err: err})
+		}
+	}
 	for _, s := range strays {
 		if strings.HasSuffix(s, ".tmp") {
 			rep.Warnings = append(rep.Warnings, s+": temporary file left by an interrupted write (safe to delete)")

@@ -311,13 +311,29 @@ type object struct {
 	kind     byte
 	typeName string
 	refs     []reference
+	facts    facts
+}
+
+// facts are what the checks that span several objects (§4.3, §4.8) need
+// of an intact typed object.
+type facts struct {
+	entries  []entry // tree: its entries
+	rootTree string  // commit: root_tree
+	semantic string  // commit: semantic_snapshot, "" when absent
+	path     string  // file_version: path
+	blob     string  // file_version: blob
+}
+
+// entry is one entry of a tree (§4.3).
+type entry struct {
+	name, kind, id string
 }
 
 // reference is one reference of §4.6 held by a typed object.
 type reference struct {
 	field string
 	id    string
-	want  string // "commit", "tree", "edge_batch", "work_commit", "blob", "typed", "any"
+	want  string // a type name ("commit", "tree", …), "blob", "typed" or "any"
 	code  string // code when the target is missing: E001, or E009 for commit parents
 }
 
@@ -366,8 +382,9 @@ func ResolveStore(dir string) (string, error) {
 // Validate checks the store at storeDir (a .ctx directory, or a project
 // directory containing one) against FORMAT.md: config.toml (§8) first,
 // and if it is missing or invalid nothing else (§12); otherwise every
-// object (§3.2, §4.1, schemas of §4.2–§4.5 and §4.7), every reference
-// (§4.6), every file and directory under refs/ (§6.1), HEAD (§6.2) and
+// object (§3.2, §4.1, schemas of §4.2–§4.13), every reference (§4.6), the
+// trees below every commit's root_tree and semantic_snapshot (§4.3,
+// §4.8), every file and directory under refs/ (§6.1), HEAD (§6.2) and
 // STAGE (§6.3); and DERIVED/ (§2, §4.7), whose damage is reported as
 // warnings. The error is non-nil only when the store cannot be checked at
 // all (not a store, I/O error).
@@ -395,6 +412,7 @@ func Validate(storeDir string) (Report, error) {
 		return rep, err
 	}
 	v.checkReferences()
+	v.checkCommitTrees()
 	if err := v.checkDerived(); err != nil {
 		return rep, err
 	}
@@ -576,15 +594,15 @@ func (v *validator) readObject(a *area, id string) {
 		v.objProblem(a, "E004", rel, "payload: %v", err)
 		return
 	}
-	tn, refs, warns, err := checkSchema(item)
+	tn, s, err := parseTyped(item)
 	if err != nil {
 		v.objProblem(a, "E004", rel, "%v", err)
 		return
 	}
-	for _, w := range warns {
+	for _, w := range s.warns {
 		v.warn("%s: %s", rel, w)
 	}
-	o.ok, o.typeName, o.refs = true, tn, refs
+	o.ok, o.typeName, o.refs, o.facts = true, tn, s.refs, s.facts
 	if a.derived {
 		return
 	}
@@ -651,10 +669,12 @@ func kindMatches(o *object, want string) bool {
 
 // ---------------------------------------------------------------- schemas
 
-// schema collects the references and warnings of one typed object.
+// schema collects the references, warnings and facts of one typed
+// object.
 type schema struct {
 	refs  []reference
 	warns []string
+	facts facts
 }
 
 // body checks that v is a map with text keys, reports unknown keys as
@@ -832,22 +852,32 @@ func reqInt(get func(string) (Value, bool), where, key string) error {
 	return asInt(x, where+"."+key)
 }
 
-// checkSchema checks a decoded typed payload (§4.1–§4.5, §4.7) and returns its
-// type name, its references and warnings (unknown fields).
+// checkSchema checks a decoded typed payload (§4.1–§4.13) and returns
+// its type name, its references and warnings (unknown fields).
 func checkSchema(item Value) (string, []reference, []string, error) {
+	tn, s, err := parseTyped(item)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return tn, s.refs, s.warns, nil
+}
+
+// parseTyped checks a decoded typed payload as checkSchema does and
+// returns what it learnt.
+func parseTyped(item Value) (string, *schema, error) {
 	if item.Kind != KMap || len(item.M) != 1 {
-		return "", nil, nil, errors.New("payload is not a map with exactly one entry")
+		return "", nil, errors.New("payload is not a map with exactly one entry")
 	}
 	k, body := item.M[0].K, item.M[0].V
 	if k.Kind != KText {
-		return "", nil, nil, errors.New("type name is not a text string")
+		return "", nil, errors.New("type name is not a text string")
 	}
 	tn := k.S
 	if !typeRe.MatchString(tn) || tn == "blob" {
-		return "", nil, nil, fmt.Errorf("invalid type name %q", tn)
+		return "", nil, fmt.Errorf("invalid type name %q", tn)
 	}
 	if body.Kind != KMap {
-		return "", nil, nil, fmt.Errorf("%s: body is not a map", tn)
+		return "", nil, fmt.Errorf("%s: body is not a map", tn)
 	}
 	s := &schema{}
 	var err error
@@ -862,13 +892,25 @@ func checkSchema(item Value) (string, []reference, []string, error) {
 		err = s.edgeBatch(body)
 	case "scc_view":
 		err = s.sccView(body)
+	case "file_version":
+		err = s.fileVersion(body)
+	case "build_snapshot":
+		err = s.buildSnapshot(body)
+	case "go_packages":
+		err = s.goPackages(body)
+	case "cargo_metadata":
+		err = s.cargoMetadata(body)
+	case "command_run":
+		err = s.commandRun(body)
+	case "diagnostics_snapshot":
+		err = s.diagnosticsSnapshot(body)
 	default:
 		err = fmt.Errorf("unknown type name %q", tn)
 	}
 	if err != nil {
-		return "", nil, nil, err
+		return "", nil, err
 	}
-	return tn, s.refs, s.warns, nil
+	return tn, s, nil
 }
 
 func (s *schema) commit(b Value) error {
@@ -893,15 +935,26 @@ func (s *schema) commit(b Value) error {
 	if err := s.reqID(get, w, "root_tree", "tree", "E001"); err != nil {
 		return err
 	}
+	s.facts.rootTree = s.refs[len(s.refs)-1].id
 	if err := s.idList(get, w, "edge_batches", "edge_batch", "E001"); err != nil {
 		return err
 	}
 	if err := s.narrativeRefs(get, w); err != nil {
 		return err
 	}
-	for _, k := range []string{"build_snapshot", "semantic_snapshot", "diagnostics_snapshot"} {
-		if err := s.optID(get, w, k, "typed"); err != nil {
+	// §4.2, §4.6: each snapshot names an object of its own type; a
+	// semantic snapshot is a tree (§4.8).
+	for _, k := range []struct{ key, want string }{
+		{"build_snapshot", "build_snapshot"},
+		{"semantic_snapshot", "tree"},
+		{"diagnostics_snapshot", "diagnostics_snapshot"},
+	} {
+		n := len(s.refs)
+		if err := s.optID(get, w, k.key, k.want); err != nil {
 			return err
+		}
+		if k.key == "semantic_snapshot" && len(s.refs) > n {
+			s.facts.semantic = s.refs[n].id
 		}
 	}
 	return nil
@@ -994,12 +1047,16 @@ func (s *schema) tree(b Value) error {
 		if err != nil {
 			return err
 		}
-		if err := oneOf(kind, we+".kind", "blob", "tree"); err != nil {
+		// §4.3: a typed entry stands for a file; the object may be of any
+		// type, unless the tree is in a semantic snapshot (§4.8), which
+		// checkCommitTrees checks.
+		if err := oneOf(kind, we+".kind", "blob", "tree", "typed"); err != nil {
 			return err
 		}
 		if err := s.reqID(g, we+"["+name+"]", "id", kind, "E001"); err != nil {
 			return err
 		}
+		s.facts.entries = append(s.facts.entries, entry{name, kind, s.refs[len(s.refs)-1].id})
 	}
 	return nil
 }

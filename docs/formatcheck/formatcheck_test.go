@@ -1187,10 +1187,12 @@ func TestSchemas(t *testing.T) {
 			codes("E004"), nil, ""},
 		{"commit with a zero root_tree", func(b, c, w string) Value { return Map("commit", Map(with(commitKV(b), "root_tree", B(zeroID))...)) },
 			codes("E004"), nil, ""},
-		{"commit snapshot names a tree", func(b, c, w string) Value {
+		{"commit build_snapshot names a tree", func(b, c, w string) Value {
 			return Map("commit", Map(with(commitKV(b), "build_snapshot", B(emptyTreeID))...))
-		},
-			codes(), nil, ""},
+		}, codes("E004"), nil, ""},
+		{"commit semantic_snapshot names the empty tree", func(b, c, w string) Value {
+			return Map("commit", Map(with(commitKV(b), "semantic_snapshot", B(emptyTreeID))...))
+		}, codes(), nil, ""},
 		{"commit snapshot names a blob", func(b, c, w string) Value { return Map("commit", Map(with(commitKV(b), "build_snapshot", B(b))...)) },
 			codes("E004"), nil, ""},
 		{"narrative_ref with ../", func(b, c, w string) Value {

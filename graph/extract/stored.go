@@ -3,6 +3,9 @@ package extract
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/zeebo/blake3"
 
@@ -86,6 +89,10 @@ func (v *FileVersion) Validate() error {
 	if v.Blob.IsZero() {
 		return errors.New("blob is the zero id")
 	}
+	// Integers are signed 64-bit in the format (FORMAT §4.1).
+	if v.Bytes > math.MaxInt64 || v.Lines > math.MaxInt64 || v.SyntaxErrors > math.MaxInt64 {
+		return fmt.Errorf("bytes %d, lines %d or syntax_errors %d over 2^63-1", v.Bytes, v.Lines, v.SyntaxErrors)
+	}
 	for i, it := range v.Items {
 		if !validItemKind(it.Kind) {
 			return fmt.Errorf("items[%d]: kind %q is not an item kind", i, it.Kind)
@@ -147,9 +154,24 @@ func SignatureHash(sig string) []byte {
 	if sig == "" {
 		return nil
 	}
-	h := blake3.New()
-	_, _ = h.Write([]byte(sig))
-	return h.Sum(nil)[:16]
+	sum := blake3.Sum256([]byte(sig)) // no Hasher: this runs once per item
+	return sum[:16:16]
+}
+
+// validText returns s with every byte sequence that is not UTF-8 replaced
+// by U+FFFD. Source files may hold any bytes (Go's own testdata imports
+// "abc\xffdef"), but the strings of a stored object must be UTF-8 (CBOR
+// text strings; FORMAT.md): an object holding one could never be read.
+func validText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+func validNode(n Node) Node {
+	n.Key = validText(n.Key)
+	return n
 }
 
 // NewFileVersion builds the stored form of a file read with r (nil when
@@ -160,17 +182,24 @@ func NewFileVersion(path string, blob object.ID, src []byte, r *Result, edges []
 		return v
 	}
 	v.Language, v.SyntaxErrors = r.Language, uint64(r.SyntaxErrors)
-	mod := r.Module
+	mod := validNode(r.Module)
 	v.Module = &mod
+	if len(r.Items) > 0 { // nil, not empty, when there are none: omitted
+		v.Items = make([]StoredItem, 0, len(r.Items))
+	}
 	for _, it := range r.Items {
-		v.Items = append(v.Items, StoredItem{Kind: it.Kind, Name: it.Name, Key: it.Key, Parent: it.Parent,
-			Visibility: it.Visibility, Span: it.Span, SignatureHash: SignatureHash(it.Signature), Doc: it.Doc})
+		v.Items = append(v.Items, StoredItem{Kind: it.Kind, Name: validText(it.Name), Key: validText(it.Key), Parent: validText(it.Parent),
+			Visibility: it.Visibility, Span: it.Span, SignatureHash: SignatureHash(it.Signature), Doc: validText(it.Doc)})
+	}
+	if len(r.Imports) > 0 {
+		v.Imports = make([]StoredImport, 0, len(r.Imports))
 	}
 	for _, im := range r.Imports {
-		v.Imports = append(v.Imports, StoredImport{Path: im.Path, Alias: im.Alias, Target: im.Target, Span: im.Span})
+		v.Imports = append(v.Imports, StoredImport{Path: validText(im.Path), Alias: validText(im.Alias), Target: validNode(im.Target), Span: im.Span})
 	}
-	index := map[Node]uint32{}
+	index := make(map[Node]uint32, len(edges)/2)
 	node := func(n Node) uint32 {
+		n = validNode(n)
 		if i, ok := index[n]; ok {
 			return i
 		}
@@ -179,11 +208,15 @@ func NewFileVersion(path string, blob object.ID, src []byte, r *Result, edges []
 		v.Nodes = append(v.Nodes, n)
 		return i
 	}
+	if len(edges) > 0 {
+		v.Edges = make([]StoredEdge, 0, len(edges))
+	}
+	spans := make([]graph.Span, 0, len(edges)) // one allocation for the spans; never grows
 	for _, e := range edges {
 		se := StoredEdge{From: node(e.From), To: node(e.To), Label: e.Label, Confidence: e.Confidence}
 		if e.Span.StartLine > 0 {
-			sp := e.Span
-			se.Span = &sp
+			spans = append(spans, e.Span)
+			se.Span = &spans[len(spans)-1]
 		}
 		v.Edges = append(v.Edges, se)
 	}
