@@ -66,6 +66,14 @@ func (w *Writer) AddBuild(ctx context.Context, opts BuildOptions) (*BuildResult,
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is not a directory of the project", ErrInvalidArgument, rel)
 	}
+	// The tool runs in the directory a link leads to: one outside the
+	// project would record another project's build.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		realRoot, err := filepath.EvalSymlinks(root)
+		if in, rerr := filepath.Rel(realRoot, real); err != nil || rerr != nil || !filepath.IsLocal(in) {
+			return nil, fmt.Errorf("%w: %s leads outside the project through a symbolic link (to %s)", ErrInvalidArgument, rel, real)
+		}
+	}
 	res := &BuildResult{Ecosystem: opts.Ecosystem, Root: rel}
 	var snap object.Typed
 	var edges []graph.Edge
@@ -89,6 +97,12 @@ func (w *Writer) AddBuild(ctx context.Context, opts BuildOptions) (*BuildResult,
 			if p.Error != "" {
 				res.Broken++
 			}
+		}
+		// go list run outside a module reports the pattern ./... as a
+		// package in error and exits 0: a snapshot of no package is no
+		// build graph, and would replace the one recorded.
+		if res.Packages == 0 {
+			return nil, fmt.Errorf("%w: go list found no package of the project in %s: is there a go.mod (or go.work) there or above it, and Go files below it?", ErrToolFailed, rel)
 		}
 	case graph.EcosystemCargo:
 		out, err := build.CargoMetadata(ctx, dir)

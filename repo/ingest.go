@@ -48,7 +48,8 @@ type IngestOptions struct {
 	// Message and Author of the commit; an empty message is made up.
 	Message, Author string
 	// Progress, if set, is called now and then with the files done and
-	// the files found so far.
+	// the files found so far, from several goroutines at once: it must
+	// be safe for concurrent use.
 	Progress func(done, total int)
 }
 
@@ -156,6 +157,22 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 	before, err := object.ListTree(w.Objects, base.RootTree, "")
 	if err != nil {
 		return nil, fmt.Errorf("repo: read the snapshot: %w", err)
+	}
+	// A path that is neither on the disk nor in the snapshot is a typo,
+	// not a removal: say so, as git add does, rather than do nothing.
+	for _, s := range scopes {
+		if _, err := os.Lstat(filepath.Join(w.ProjectRoot(), filepath.FromSlash(s))); s == "" || !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		known := false
+		for p := range before {
+			if known = inScopes(p, []string{s}); known {
+				break
+			}
+		}
+		if !known {
+			return nil, fmt.Errorf("%w: %s matches no file, on the disk or in the snapshot", ErrInvalidArgument, s)
+		}
 	}
 	cache := w.loadStatCache()
 	found, err := w.walkScopes(scopes, opts, res)
@@ -833,10 +850,19 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 		}
 	}
 	unitNames := make([]string, 0, len(byUnit))
-	for u := range byUnit {
+	unitBytes := make(map[string]int, len(byUnit))
+	for u, fs := range byUnit {
 		unitNames = append(unitNames, u)
+		for _, f := range fs {
+			unitBytes[u] += len(f.src)
+		}
 	}
-	sort.Strings(unitNames)
+	// The largest units first: a large one (Go's cmd/compile/internal/ssa
+	// takes half a second) started last would leave the other cores idle.
+	sort.Slice(unitNames, func(i, j int) bool {
+		a, b := unitNames[i], unitNames[j]
+		return unitBytes[a] > unitBytes[b] || unitBytes[a] == unitBytes[b] && a < b
+	})
 	edges := map[string][]extract.Edge{}
 	var mu sync.Mutex
 	if err := parallel(ctx, len(unitNames), func(i int) error {
