@@ -107,10 +107,26 @@ type Call struct {
 	// ("net/http.Get" for http.Get with net/http imported as http,
 	// "crate::retry::Backoff::new"); empty when only the unit can tell.
 	Key string
-	// Method marks a call on a value (x.M()): the receiver's type is not
-	// known, so the callee is looked up among the unit's methods by name.
+	// Method marks a call on a value (x.M()): unless Recv says the
+	// receiver's type, the callee is looked up among the unit's methods by
+	// name.
 	Method bool
-	Span   graph.Span
+	// Recv, for a call on a value whose type the declarations say (x.M()
+	// with var x T, c.f.g.M() with c *T), is the key of that type
+	// ("net/http.Client"); Path are the fields selected from it (f, g),
+	// which Resolve follows through the unit's struct fields (Result.Fields)
+	// to the receiver's type. Not type checking: a promoted method or field
+	// can make it wrong, so such an edge is medium confidence.
+	Recv string
+	Path []string
+	Span graph.Span
+}
+
+// Field is a struct field whose type the syntax names: Struct.Name is of
+// type Type (keys; a pointer, generic instantiation or embedding is
+// reduced to the named type). Resolve follows Call.Path through them.
+type Field struct {
+	Struct, Name, Type string
 }
 
 // Ref is a use of a name that is not a call: a type in a signature, a
@@ -191,6 +207,7 @@ type Result struct {
 	Calls        []Call
 	Refs         []Ref
 	Impls        []Implementation
+	Fields       []Field
 	Submodules   []Node // modules the file declares (Rust's mod x;)
 	SyntaxErrors int
 }
@@ -296,5 +313,43 @@ func (lc *LineCol) Span(start, end int) graph.Span {
 // Collapse joins runs of white space into single spaces and trims the
 // ends: the form of Item.Signature.
 func Collapse(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	// It runs once per item: one pass and one allocation for ASCII text,
+	// none when s is collapsed already; strings.Fields for the rest.
+	var b strings.Builder
+	copying, last := false, byte(' ') // last: the last byte kept
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		space := asciiSpace(c)
+		if !copying {
+			// Still a prefix of s: only white space at the start, at the
+			// end or in a run, or other than a ' ', needs a copy.
+			if !space || c == ' ' && i > 0 && i+1 < len(s) && !asciiSpace(s[i+1]) {
+				last = c
+				continue
+			}
+			copying = true
+			b.Grow(len(s))
+			b.WriteString(s[:i])
+		}
+		switch {
+		case !space:
+			b.WriteByte(c)
+			last = c
+		case last != ' ':
+			b.WriteByte(' ')
+			last = ' '
+		}
+	}
+	if !copying {
+		return s
+	}
+	out := b.String()
+	return strings.TrimSuffix(out, " ")
+}
+
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }

@@ -7,6 +7,7 @@ import (
 	"go/scanner"
 	"go/token"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,13 +117,37 @@ type goExtractor struct {
 	imports map[string]string  // local name → import path
 	from    string             // the item whose body is being read
 	seen    map[[2]string]bool // names recorded for it
+	// locals are the types of the names declared so far in the function
+	// being read (parameters, variables), ltypes the names that are not
+	// the package's types there (type parameters, local types): see
+	// declare.
+	locals map[string]goValue
+	ltypes map[string]bool
+}
+
+// goValue is the type of a value as the declarations say: the key of a
+// named type and the fields selected from a value of it (c.f.g: c's type
+// and [f g]), which Resolve follows. A zero goValue is unknown.
+type goValue struct {
+	typ  string
+	path []string
 }
 
 func (x *goExtractor) span(from, to token.Pos) graph.Span {
 	if !from.IsValid() || !to.IsValid() {
 		return graph.Span{}
 	}
-	s, e := x.tf.Position(from), x.tf.Position(to-1)
+	// A node the parser closed at EOF (after an unterminated literal) may
+	// end past the last line the scanner counted.
+	if end := token.Pos(x.tf.Base() + len(x.src)); to > end {
+		to = end
+		if from >= end && len(x.src) > 0 {
+			from = end - 1
+		}
+	}
+	// Unadjusted positions: a //line directive (generated code) must not
+	// move a span into another file; and they skip the directives' lookup.
+	s, e := x.tf.PositionFor(from, false), x.tf.PositionFor(to-1, false)
 	if to-1 < from {
 		e = s
 	}
@@ -147,7 +172,7 @@ func goVisibility(name string) Visibility {
 func (x *goExtractor) file(af *ast.File) {
 	for _, im := range af.Imports {
 		p, err := strconv.Unquote(im.Path.Value)
-		if err != nil {
+		if err != nil || p == "" { // import "" does not compile: nothing is imported
 			continue
 		}
 		local := path.Base(p)
@@ -221,6 +246,8 @@ func recvType(e ast.Expr) string {
 }
 
 func (x *goExtractor) funcDecl(d *ast.FuncDecl) {
+	x.resetScope()
+	x.funcScope(d.Recv, d.Type)
 	it := Item{Kind: Function, Name: d.Name.Name, Key: x.pkg + "." + d.Name.Name, Visibility: goVisibility(d.Name.Name),
 		Span: x.span(d.Pos(), d.End()), Doc: docText(d.Doc)}
 	if d.Recv != nil && len(d.Recv.List) > 0 {
@@ -250,6 +277,7 @@ func (x *goExtractor) funcDecl(d *ast.FuncDecl) {
 }
 
 func (x *goExtractor) genDecl(d *ast.GenDecl) {
+	x.resetScope()
 	for _, s := range d.Specs {
 		switch s := s.(type) {
 		case *ast.TypeSpec:
@@ -277,6 +305,9 @@ func (x *goExtractor) genDecl(d *ast.GenDecl) {
 							Visibility: goVisibility(n.Name), Span: x.span(m.Pos(), m.End()), Signature: Collapse(x.text(m.Pos(), m.End())), Doc: docText(m.Doc)})
 					}
 				}
+			}
+			if st, ok := s.Type.(*ast.StructType); ok {
+				x.fields(key, s.TypeParams, st)
 			}
 			x.body(s.TypeParams, key)
 			x.body(s.Type, key)
@@ -332,7 +363,7 @@ func (x *goExtractor) walk(n ast.Node, from string) {
 			switch f := unparen(e.Fun).(type) {
 			case *ast.Ident:
 			case *ast.SelectorExpr:
-				if id, ok := f.X.(*ast.Ident); !ok || x.imports[id.Name] == "" {
+				if id, ok := f.X.(*ast.Ident); !ok || x.importPath(id.Name) == "" {
 					x.walk(f.X, from)
 				}
 			default:
@@ -344,7 +375,7 @@ func (x *goExtractor) walk(n ast.Node, from string) {
 			return false
 		case *ast.SelectorExpr:
 			if id, ok := e.X.(*ast.Ident); ok {
-				if p, ok := x.imports[id.Name]; ok {
+				if p := x.importPath(id.Name); p != "" {
 					x.ref(from, e.Sel.Name, p+"."+e.Sel.Name, e.Pos(), e.End())
 					return false
 				}
@@ -365,6 +396,7 @@ func (x *goExtractor) walk(n ast.Node, from string) {
 				for _, r := range e.Rhs {
 					x.walk(r, from)
 				}
+				x.assign(e.Lhs, e.Rhs)
 				return false
 			}
 		case *ast.ValueSpec:
@@ -372,13 +404,30 @@ func (x *goExtractor) walk(n ast.Node, from string) {
 			for _, v := range e.Values {
 				x.walk(v, from)
 			}
+			if e.Type != nil {
+				v := goValue{typ: x.typeKey(e.Type)}
+				for _, n := range e.Names {
+					x.declare(n.Name, v)
+				}
+			} else {
+				x.assign(identExprs(e.Names), e.Values)
+			}
 			return false
 		case *ast.RangeStmt:
 			if e.Tok == token.DEFINE {
 				x.walk(e.X, from)
+				for _, v := range [...]ast.Expr{e.Key, e.Value} {
+					if id, ok := v.(*ast.Ident); ok {
+						x.declare(id.Name, goValue{})
+					}
+				}
 				x.walk(e.Body, from)
 				return false
 			}
+		case *ast.FuncLit:
+			x.funcScope(nil, e.Type)
+		case *ast.TypeSpec:
+			x.localType(e.Name.Name) // a local type hides the package's
 		case *ast.LabeledStmt:
 			x.walk(e.Stmt, from)
 			return false
@@ -428,6 +477,18 @@ var goBuiltins = map[string]bool{
 	"uint32": true, "uint64": true, "uintptr": true, "any": true, "true": true, "false": true, "iota": true, "nil": true, "_": true,
 }
 
+// importPath returns the path of the package imported as name, unless a
+// local of the function being read hides it.
+func (x *goExtractor) importPath(name string) string {
+	p := x.imports[name]
+	if p != "" && len(x.locals) > 0 {
+		if _, local := x.locals[name]; local {
+			return ""
+		}
+	}
+	return p
+}
+
 func (x *goExtractor) ident(id *ast.Ident, from string) {
 	if goBuiltins[id.Name] {
 		return
@@ -456,13 +517,229 @@ func (x *goExtractor) call(c *ast.CallExpr, from string) {
 		x.r.Calls = append(x.r.Calls, Call{From: from, Name: f.Name, Span: x.span(c.Pos(), c.End())})
 	case *ast.SelectorExpr:
 		if id, ok := f.X.(*ast.Ident); ok {
-			if p, ok := x.imports[id.Name]; ok {
+			if p := x.importPath(id.Name); p != "" {
 				x.r.Calls = append(x.r.Calls, Call{From: from, Name: f.Sel.Name, Key: p + "." + f.Sel.Name, Span: x.span(c.Pos(), c.End())})
 				return
 			}
 		}
-		// v.M() or T.M(v): the receiver's type is not known here.
-		x.r.Calls = append(x.r.Calls, Call{From: from, Name: f.Sel.Name, Method: true, Span: x.span(c.Pos(), c.End())})
+		// v.M() or T.M(v): the receiver's type, if the declarations say
+		// it, else only the unit can tell.
+		v := x.valueOf(f.X)
+		x.r.Calls = append(x.r.Calls, Call{From: from, Name: f.Sel.Name, Method: true, Recv: v.typ, Path: v.path, Span: x.span(c.Pos(), c.End())})
+	}
+}
+
+// The types of values, as far as declarations say them: enough to tell
+// that c.Backoff.Next(i) in a method of *Client calls
+// retry.Backoff.Next, without type checking. Resolve finishes the chains
+// of fields, since a struct may be declared in another file of the
+// package.
+
+// resetScope forgets the names of the last function.
+func (x *goExtractor) resetScope() {
+	if len(x.locals) > 0 {
+		clear(x.locals)
+	}
+	if len(x.ltypes) > 0 {
+		clear(x.ltypes)
+	}
+}
+
+// declare records that name is declared as a value of type v. The blocks
+// of a function are not told apart: a name declared again with another
+// type (in an inner block, or redeclared by :=) is unknown from there on.
+// As a use follows its declaration in the source, a use before the
+// second declaration still sees the first type.
+func (x *goExtractor) declare(name string, v goValue) {
+	if name == "_" {
+		return
+	}
+	if x.locals == nil {
+		x.locals = map[string]goValue{}
+	}
+	if old, ok := x.locals[name]; ok && (old.typ != v.typ || !slices.Equal(old.path, v.path)) {
+		v = goValue{}
+	}
+	x.locals[name] = v
+}
+
+// localType records that name, in the function being read, is not the
+// package's type of that name: a type parameter or a local type.
+func (x *goExtractor) localType(name string) {
+	if x.ltypes == nil {
+		x.ltypes = map[string]bool{}
+	}
+	x.ltypes[name] = true
+}
+
+func (x *goExtractor) typeParams(fl *ast.FieldList) {
+	if fl == nil {
+		return
+	}
+	for _, f := range fl.List {
+		for _, n := range f.Names {
+			x.localType(n.Name)
+		}
+	}
+}
+
+// funcScope declares a function's type parameters, receiver, parameters
+// and named results.
+func (x *goExtractor) funcScope(recv *ast.FieldList, ft *ast.FuncType) {
+	if recv != nil && len(recv.List) > 0 {
+		// func (l *List[K, V]) …: K and V are type parameters.
+		t := recv.List[0].Type
+		for {
+			if st, ok := t.(*ast.StarExpr); ok {
+				t = st.X
+			} else if p, ok := t.(*ast.ParenExpr); ok {
+				t = p.X
+			} else {
+				break
+			}
+		}
+		var idx []ast.Expr
+		switch t := t.(type) {
+		case *ast.IndexExpr:
+			idx = []ast.Expr{t.Index}
+		case *ast.IndexListExpr:
+			idx = t.Indices
+		}
+		for _, e := range idx {
+			if id, ok := e.(*ast.Ident); ok {
+				x.localType(id.Name)
+			}
+		}
+	}
+	x.typeParams(ft.TypeParams)
+	for _, fl := range [...]*ast.FieldList{recv, ft.Params, ft.Results} {
+		if fl == nil {
+			continue
+		}
+		for _, f := range fl.List {
+			if len(f.Names) == 0 {
+				continue
+			}
+			v := goValue{typ: x.typeKey(f.Type)}
+			for _, n := range f.Names {
+				x.declare(n.Name, v)
+			}
+		}
+	}
+}
+
+// assign declares the names on the left of lhs := rhs (or var lhs = rhs).
+func (x *goExtractor) assign(lhs, rhs []ast.Expr) {
+	for i, l := range lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		var v goValue
+		switch {
+		case len(lhs) == len(rhs):
+			v = x.valueOf(rhs[i])
+		case i == 0 && len(rhs) == 1:
+			if ta, ok := rhs[0].(*ast.TypeAssertExpr); ok {
+				v = x.valueOf(ta) // v, ok := e.(T)
+			}
+		}
+		x.declare(id.Name, v)
+	}
+}
+
+func identExprs(ids []*ast.Ident) []ast.Expr {
+	out := make([]ast.Expr, len(ids))
+	for i, id := range ids {
+		out[i] = id
+	}
+	return out
+}
+
+// valueOf returns the type of the value of e as far as the declarations
+// say: a declared name, T{…}, &T{…}, new(T), e.(T), and fields selected
+// from them.
+func (x *goExtractor) valueOf(e ast.Expr) goValue {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return x.locals[e.Name]
+	case *ast.ParenExpr:
+		return x.valueOf(e.X)
+	case *ast.StarExpr:
+		return x.valueOf(e.X)
+	case *ast.UnaryExpr:
+		if e.Op == token.AND {
+			return x.valueOf(e.X)
+		}
+	case *ast.CompositeLit:
+		return goValue{typ: x.typeKey(e.Type)}
+	case *ast.TypeAssertExpr:
+		return goValue{typ: x.typeKey(e.Type)}
+	case *ast.CallExpr:
+		if id, ok := e.Fun.(*ast.Ident); ok && id.Name == "new" && len(e.Args) == 1 {
+			return goValue{typ: x.typeKey(e.Args[0])}
+		}
+	case *ast.SelectorExpr:
+		if v := x.valueOf(e.X); v.typ != "" {
+			return goValue{typ: v.typ, path: append(v.path[:len(v.path):len(v.path)], e.Sel.Name)}
+		}
+	}
+	return goValue{}
+}
+
+// typeKey returns the key of the named type a type expression is or
+// points to: T is the package's (not a built-in, type parameter or local
+// type), p.T an imported package's; *T, (T) and T[X] are T. Any other
+// type (slices, maps, functions, literal structs) gives "".
+func (x *goExtractor) typeKey(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.Ident:
+			if goBuiltins[t.Name] || x.ltypes[t.Name] {
+				return ""
+			}
+			return x.pkg + "." + t.Name
+		case *ast.SelectorExpr:
+			if id, ok := t.X.(*ast.Ident); ok {
+				if p := x.imports[id.Name]; p != "" {
+					return p + "." + t.Sel.Name
+				}
+			}
+			return ""
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.ParenExpr:
+			e = t.X
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		default:
+			return ""
+		}
+	}
+}
+
+// fields records the fields of struct type key whose types are named.
+func (x *goExtractor) fields(key string, tparams *ast.FieldList, st *ast.StructType) {
+	if st.Fields == nil {
+		return
+	}
+	x.resetScope()
+	x.typeParams(tparams)
+	for _, f := range st.Fields.List {
+		t := x.typeKey(f.Type)
+		if t == "" {
+			continue
+		}
+		if len(f.Names) == 0 { // embedded: the field is named after its type
+			x.r.Fields = append(x.r.Fields, Field{Struct: key, Name: t[strings.LastIndexByte(t, '.')+1:], Type: t})
+		}
+		for _, n := range f.Names {
+			if n.Name != "_" {
+				x.r.Fields = append(x.r.Fields, Field{Struct: key, Name: n.Name, Type: t})
+			}
+		}
 	}
 }
 

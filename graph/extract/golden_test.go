@@ -18,7 +18,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // TestGolden reads every fixture project under testdata/ (one directory
 // per language) and compares what it extracts and resolves with
 // testdata/<name>.golden: every item with its key, kind, visibility and
-// span, and every edge with its label, confidence and site.
+// span, every struct field whose type is named, and every edge with its
+// label, confidence and site.
 func TestGolden(t *testing.T) {
 	dirs, err := os.ReadDir("testdata")
 	if err != nil {
@@ -115,6 +116,9 @@ func dumpProject(t *testing.T, root string) string {
 					fmt.Fprintf(&b, " as %s", im.Alias)
 				}
 				fmt.Fprintf(&b, " -> %s:%s %s\n", im.Target.Kind, im.Target.Key, spanText(im.Span))
+			}
+			for _, f := range r.Fields {
+				fmt.Fprintf(&b, "field %s.%s %s\n", f.Struct, f.Name, f.Type)
 			}
 			lines := make([]string, 0, len(edges[i]))
 			for _, e := range edges[i] {

@@ -51,3 +51,6 @@ func (c *Client) reset() { c.conn = nil }
 func helper(d Dialer) (stdnet.Conn, error) {
 	return d.Dial("tcp", "localhost:1")
 }
+
+// Close closes the connection.
+func (c *Client) Close() error { return c.conn.Close() }
