@@ -153,10 +153,33 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 	}
 	res.Ref, res.Previous = target.String(), head
 
-	// What the snapshot has, and what the disk has, under the scopes.
-	before, err := object.ListTree(w.Objects, base.RootTree, "")
-	if err != nil {
-		return nil, fmt.Errorf("repo: read the snapshot: %w", err)
+	// What the snapshot has, and what the disk has, under the scopes. The
+	// listings of the trees, the stat cache and the walk of the disk are
+	// independent, and all the work of a run that finds no change: they
+	// run at once.
+	var (
+		before, versions       map[string]object.TreeEntry
+		beforeErr, versionsErr error
+		cache                  *statCache
+		lists                  sync.WaitGroup
+	)
+	lists.Add(2)
+	go func() {
+		defer lists.Done()
+		before, beforeErr = object.ListTree(w.Objects, base.RootTree, "")
+		cache = w.loadStatCache()
+	}()
+	go func() {
+		defer lists.Done()
+		versions, versionsErr = object.ListTree(w.Objects, semanticRoot(base), "")
+	}()
+	found, walkErr := w.walkScopes(scopes, opts, res)
+	lists.Wait()
+	if beforeErr != nil {
+		return nil, fmt.Errorf("repo: read the snapshot: %w", beforeErr)
+	}
+	if versionsErr != nil {
+		return nil, fmt.Errorf("repo: read the semantic snapshot: %w", versionsErr)
 	}
 	// A path that is neither on the disk nor in the snapshot is a typo,
 	// not a removal: say so, as git add does, rather than do nothing.
@@ -174,10 +197,8 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 			return nil, fmt.Errorf("%w: %s matches no file, on the disk or in the snapshot", ErrInvalidArgument, s)
 		}
 	}
-	cache := w.loadStatCache()
-	found, err := w.walkScopes(scopes, opts, res)
-	if err != nil {
-		return nil, err
+	if walkErr != nil {
+		return nil, walkErr
 	}
 	res.Files = len(found)
 	if err := w.hashFiles(ctx, found, cache, before, opts, res); err != nil {
@@ -265,7 +286,7 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 			after[p] = e.ID
 		}
 	}
-	if newSem, err := w.semanticSnapshot(ctx, b, put, base, after, onDisk, changes, scopes, opts, res); err != nil {
+	if newSem, err := w.semanticSnapshot(ctx, b, put, base, versions, after, onDisk, changes, scopes, opts, res); err != nil {
 		return nil, err
 	} else {
 		sem = newSem
@@ -301,18 +322,30 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 		}
 		res.Committed, res.ID, res.Message = true, &id, c.Message
 	}
-	// Remember what was hashed, for the next run.
-	cache.written = start.UnixNano()
+	// Remember what was hashed, for the next run. A cache that would not
+	// change is not rewritten, so that a run finding nothing new writes
+	// nothing (no fsync): every file came from the cache, whose entries
+	// and time stay as valid as they were; a file read again (changed, or
+	// racy at the cache's time) makes it dirty.
+	dirty := false
 	for _, f := range found {
-		cache.entries[f.path] = statEntryWith(f)
-	}
-	for p, e := range changes {
-		if e == nil {
-			delete(cache.entries, p)
+		e := statEntryWith(f)
+		if old, ok := cache.entries[f.path]; f.read || !ok || old != e {
+			cache.entries[f.path] = e
+			dirty = true
 		}
 	}
-	if err := w.saveStatCache(cache); err != nil {
-		return res, err // the commit is made; only the cache is lost
+	for p, e := range changes {
+		if _, ok := cache.entries[p]; e == nil && ok {
+			delete(cache.entries, p)
+			dirty = true
+		}
+	}
+	if dirty {
+		cache.written = start.UnixNano()
+		if err := w.saveStatCache(cache); err != nil {
+			return res, err // the commit is made; only the cache is lost
+		}
 	}
 	res.Seconds = clock.Real{}.Now().Sub(start).Seconds()
 	return res, nil
@@ -708,21 +741,23 @@ func (p *ingestProject) Memo(key string, compute func() any) any {
 	return v
 }
 
+// semanticRoot returns the tree of the commit's semantic snapshot, the
+// zero ID (an empty tree) for none.
+func semanticRoot(c *object.Commit) object.ID {
+	if c.SemanticSnapshot == nil {
+		return object.Zero
+	}
+	return *c.SemanticSnapshot
+}
+
 // semanticSnapshot updates the semantic snapshot (a tree of file_version
-// objects by path) to match the new tree. Without Semantics it only drops
-// the versions of files that changed or went away, so that every version
-// it keeps matches the tree's content.
+// objects by path; versions lists base's) to match the new tree. Without
+// Semantics it only drops the versions of files that changed or went
+// away, so that every version it keeps matches the tree's content.
 func (w *Writer) semanticSnapshot(ctx context.Context, b *object.Batch, put func(object.Kind, []byte) (object.ID, error),
-	base *object.Commit, after map[string]object.ID, onDisk map[string]*scanned, changes map[string]*object.TreeEntry,
+	base *object.Commit, versions map[string]object.TreeEntry, after map[string]object.ID, onDisk map[string]*scanned, changes map[string]*object.TreeEntry,
 	scopes []string, opts IngestOptions, res *IngestResult) (*object.ID, error) {
-	baseSem := object.Zero
-	if base.SemanticSnapshot != nil {
-		baseSem = *base.SemanticSnapshot
-	}
-	versions, err := object.ListTree(w.Objects, baseSem, "")
-	if err != nil {
-		return nil, fmt.Errorf("repo: read the semantic snapshot: %w", err)
-	}
+	baseSem := semanticRoot(base)
 	semChanges := map[string]*object.TreeEntry{}
 	for p, e := range changes {
 		if _, had := versions[p]; had && (e == nil || !opts.Semantics) {
@@ -767,6 +802,9 @@ type codeFile struct {
 func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (object.ID, error), proj *ingestProject,
 	after map[string]object.ID, versions map[string]object.TreeEntry, changes map[string]*object.TreeEntry,
 	scopes []string, opts IngestOptions, res *IngestResult, semChanges map[string]*object.TreeEntry) error {
+	if len(changes) == 0 && !opts.Reparse && versionsCover(after, versions, scopes) {
+		return nil // nothing to read: spare a run that finds no change the units' look-up
+	}
 	// The units of the snapshot's code files.
 	units := map[string][]string{}
 	unitOf := map[string]string{}
@@ -911,6 +949,17 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 		}
 	}
 	return nil
+}
+
+// versionsCover reports whether every file of the snapshot in the scopes
+// has a version.
+func versionsCover(after map[string]object.ID, versions map[string]object.TreeEntry, scopes []string) bool {
+	for p := range after {
+		if _, ok := versions[p]; !ok && inScopes(p, scopes) {
+			return false
+		}
+	}
+	return true
 }
 
 // unitOfPath returns the unit of a code file, "" for other files.

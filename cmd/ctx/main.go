@@ -31,8 +31,11 @@ func main() {
 // cpuProfile writes a CPU profile of the run to path when it is set (for
 // `go tool pprof`; see bench/ingest/run.sh). Undocumented on purpose.
 func cpuProfile(path string) (stop func()) {
+	if path == "" {
+		return func() {}
+	}
 	f, err := os.Create(path)
-	if path == "" || err != nil || pprof.StartCPUProfile(f) != nil {
+	if err != nil || pprof.StartCPUProfile(f) != nil {
 		return func() {}
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }
