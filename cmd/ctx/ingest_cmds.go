@@ -62,18 +62,20 @@ func ingest(app *App, w *repo.Writer, opts repo.IngestOptions, f *ingestFlags) e
 	if err != nil {
 		return err
 	}
-	for _, s := range res.Withheld {
-		fmt.Fprintf(app.Stderr, "ctx: withheld %s: %s\n", s.Path, s.Reason)
-	}
-	if n := len(res.Skipped); n > 0 && !app.Globals.JSON {
-		const most = 5
-		for i, s := range res.Skipped {
+	// Withheld files are always named (secrets are worth a look), skipped
+	// ones too, both up to a screenful; --json lists them all.
+	report := func(what string, list []repo.Skipped, most int) {
+		for i, s := range list {
 			if i == most {
-				fmt.Fprintf(app.Stderr, "ctx: … and %d more skipped (--json lists them all)\n", n-most)
+				fmt.Fprintf(app.Stderr, "ctx: … and %d more %s (--json lists them all)\n", len(list)-most, what)
 				break
 			}
-			fmt.Fprintf(app.Stderr, "ctx: skipped %s: %s\n", s.Path, s.Reason)
+			fmt.Fprintf(app.Stderr, "ctx: %s %s: %s\n", what, s.Path, s.Reason)
 		}
+	}
+	report("withheld", res.Withheld, 10)
+	if !app.Globals.JSON {
+		report("skipped", res.Skipped, 5)
 	}
 	if app.Globals.JSON {
 		return app.emit(res)
