@@ -88,8 +88,11 @@ type IngestResult struct {
 	Languages    map[string]int `json:"languages,omitempty"`
 	// Skipped lists files left out (too large, symbolic links, names a
 	// tree cannot hold); Withheld those holding secrets.
-	Skipped    []Skipped    `json:"skipped"`
-	Withheld   []Skipped    `json:"withheld"`
+	Skipped  []Skipped `json:"skipped"`
+	Withheld []Skipped `json:"withheld"`
+	// Unread lists code files stored whose parser failed outright (not
+	// syntax errors, which are counted): their versions hold no code.
+	Unread     []Skipped    `json:"unread,omitempty"`
 	Reconciled []Reconciled `json:"reconciled,omitempty"`
 	Seconds    float64      `json:"seconds"`
 }
@@ -858,7 +861,7 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 		files = append(files, f)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
-	var parseErr atomic.Value
+	var unreadMu sync.Mutex
 	if err := parallel(ctx, len(files), func(i int) error {
 		f := files[i]
 		src, err := proj.ReadFile(f.path)
@@ -871,7 +874,9 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 		}
 		r, err := f.lang.Extract(&extract.File{Path: f.path, Src: src, ModuleInfo: f.mi})
 		if err != nil {
-			parseErr.Store(err)
+			unreadMu.Lock()
+			res.Unread = append(res.Unread, Skipped{Path: f.path, Reason: fmt.Sprintf("%s parser failed: %v", f.lang.Name(), err)})
+			unreadMu.Unlock()
 			return nil
 		}
 		f.res = r
@@ -879,6 +884,7 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 	}); err != nil {
 		return err
 	}
+	sort.Slice(res.Unread, func(i, j int) bool { return res.Unread[i].Path < res.Unread[j].Path })
 	// Resolve unit by unit.
 	byUnit := map[string][]*codeFile{}
 	for _, f := range files {

@@ -74,6 +74,7 @@ func ingest(app *App, w *repo.Writer, opts repo.IngestOptions, f *ingestFlags) e
 		}
 	}
 	report("withheld", res.Withheld, 10)
+	report("not read", res.Unread, 10)
 	if !app.Globals.JSON {
 		report("skipped", res.Skipped, 5)
 	}
