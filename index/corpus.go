@@ -1,0 +1,248 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/graph/diag"
+	"github.com/ctx-dev/ctx/graph/extract"
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// DocKind is what a document of the index stands for.
+type DocKind string
+
+// The document kinds. Narrative nodes use their node type ("task",
+// "decision", "observation", …).
+const (
+	DocFile       DocKind = "file"       // a file of the snapshot: its path
+	DocItem       DocKind = "item"       // a function, type, … : its source span
+	DocDiagnostic DocKind = "diagnostic" // a diagnostic of a recorded command run
+)
+
+// Doc is one document of the full-text index and of the node metadata
+// lookups: a code chunk (an item's span), a file path, a narrative node,
+// or a diagnostic.
+type Doc struct {
+	Kind DocKind
+	// Node is the graph node the document stands for.
+	Node graph.NodeID
+	// Title is what a hit shows first: an item's key, a node's title, a
+	// path, a diagnostic's message.
+	Title string
+	// Path and lines locate a code chunk or a diagnostic in the project
+	// (1-based, inclusive; 0 when unknown).
+	Path               string
+	StartLine, EndLine uint32
+	// Text is what the tokenizer reads.
+	Text string
+	// Tags, Updated (Unix seconds) and Superseded are the metadata
+	// filters use; Tokens estimates the document's size in a context.
+	Tags       []string
+	Updated    int64
+	Superseded bool
+	Tokens     int
+}
+
+// maxChunkBytes bounds the source text of one item indexed: a generated
+// 10,000-line function is indexed by its first part.
+const maxChunkBytes = 16 << 10
+
+// Collect gathers the documents of the store as it stands: the code of
+// the heads of the current ref (files, and items with their source
+// spans), the working narrative (every node not deleted), and the
+// diagnostics of the latest command runs. The order is deterministic:
+// by kind, then node key.
+func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
+	target, err := r.Refs.Target()
+	if err != nil {
+		return nil, err
+	}
+	heads, err := r.Heads(target)
+	if err != nil {
+		return nil, err
+	}
+	repoID := r.Config.Repo.ID
+	var docs []Doc
+	seenPath := map[string]bool{}
+	seenRun := map[object.ID]bool{}
+	for _, h := range heads {
+		c, err := r.ReadCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		files, err := object.ListTree(r.Objects, c.RootTree, "")
+		if err != nil {
+			return nil, fmt.Errorf("index: root tree of %s: %w", h.Short(), err)
+		}
+		var versions map[string]object.TreeEntry
+		if c.SemanticSnapshot != nil {
+			if versions, err = object.ListTree(r.Objects, *c.SemanticSnapshot, ""); err != nil {
+				return nil, fmt.Errorf("index: semantic snapshot of %s: %w", h.Short(), err)
+			}
+		}
+		paths := make([]string, 0, len(files))
+		for p := range files {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		for _, p := range paths {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if seenPath[p] {
+				continue
+			}
+			seenPath[p] = true
+			docs = append(docs, Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: p})
+			if e, ok := versions[p]; ok {
+				items, err := itemDocs(r, repoID, p, e.ID)
+				if err != nil {
+					return nil, err
+				}
+				docs = append(docs, items...)
+			}
+		}
+		if c.DiagnosticsSnapshot != nil {
+			ds, err := diagnosticDocs(r, repoID, *c.DiagnosticsSnapshot, seenRun)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, ds...)
+		}
+	}
+	cat, err := r.Narrative().Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range cat.IDs() {
+		n := cat.Nodes[id]
+		if n.Deleted {
+			continue
+		}
+		docs = append(docs, narrativeDoc(n))
+	}
+	sort.SliceStable(docs, func(i, j int) bool {
+		if docs[i].Kind != docs[j].Kind {
+			return docs[i].Kind < docs[j].Kind
+		}
+		return docs[i].Node.Key < docs[j].Node.Key
+	})
+	return docs, nil
+}
+
+// itemDocs reads a file version and its content, and returns a document
+// per item: its key, kind, doc comment and source lines.
+func itemDocs(r *repo.Repo, repoID, p string, id object.ID) ([]Doc, error) {
+	var v extract.FileVersion
+	if err := object.GetTyped(r.Objects, id, &v); err != nil {
+		return nil, fmt.Errorf("index: file version of %s: %w", p, err)
+	}
+	if len(v.Items) == 0 {
+		return nil, nil
+	}
+	_, src, err := r.Objects.Get(v.Blob)
+	if err != nil {
+		return nil, fmt.Errorf("index: content of %s: %w", p, err)
+	}
+	lines := lineStarts(src)
+	docs := make([]Doc, 0, len(v.Items))
+	for _, it := range v.Items {
+		body := cutLines(src, lines, it.Span.StartLine, it.Span.EndLine)
+		if len(body) > maxChunkBytes {
+			body = body[:maxChunkBytes]
+		}
+		var text strings.Builder
+		text.Grow(len(it.Key) + len(it.Doc) + len(body) + 8)
+		text.WriteString(it.Key)
+		text.WriteByte('\n')
+		if it.Doc != "" {
+			text.WriteString(it.Doc)
+			text.WriteByte('\n')
+		}
+		text.Write(body)
+		docs = append(docs, Doc{
+			Kind: DocItem, Node: graph.ItemNode(repoID, it.Key), Title: string(it.Kind) + " " + it.Key,
+			Path: p, StartLine: it.Span.StartLine, EndLine: it.Span.EndLine, Text: text.String(),
+			Tokens: (len(body) + 3) / 4,
+		})
+	}
+	return docs, nil
+}
+
+// lineStarts returns the byte offset of each line's start.
+func lineStarts(src []byte) []int {
+	starts := []int{0}
+	for i, b := range src {
+		if b == '\n' && i+1 < len(src) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// cutLines returns lines from..to (1-based, inclusive) of src.
+func cutLines(src []byte, starts []int, from, to uint32) []byte {
+	if from == 0 || int(from) > len(starts) {
+		return nil
+	}
+	if to < from {
+		to = from
+	}
+	begin := starts[from-1]
+	end := len(src)
+	if int(to) < len(starts) {
+		end = starts[to]
+	}
+	return bytes.TrimRight(src[begin:end], "\n")
+}
+
+// diagnosticDocs returns a document per diagnostic of the snapshot's
+// runs not yet seen.
+func diagnosticDocs(r *repo.Repo, repoID string, id object.ID, seen map[object.ID]bool) ([]Doc, error) {
+	snap := new(repo.DiagnosticsSnapshot)
+	if err := object.GetTyped(r.Objects, id, snap); err != nil {
+		return nil, fmt.Errorf("index: diagnostics snapshot %s: %w", id.Short(), err)
+	}
+	var docs []Doc
+	for _, ref := range snap.Runs {
+		if seen[ref.Run] {
+			continue
+		}
+		seen[ref.Run] = true
+		run := new(diag.CommandRun)
+		if err := object.GetTyped(r.Objects, ref.Run, run); err != nil {
+			return nil, fmt.Errorf("index: command run %q: %w", ref.Name, err)
+		}
+		for i, d := range run.Diagnostics {
+			title := string(d.Severity)
+			if d.Code != "" {
+				title += " " + d.Code
+			}
+			title += ": " + d.Message
+			text := strings.Join([]string{title, d.Path, run.Name}, "\n")
+			docs = append(docs, Doc{
+				Kind: DocDiagnostic, Node: graph.DiagnosticNode(ref.Run, i), Title: title,
+				Path: d.Path, StartLine: uint32(max(d.Line, 0)), EndLine: uint32(max(d.EndLine, d.Line, 0)),
+				Text: text, Updated: run.StartedAt,
+			})
+		}
+	}
+	return docs, nil
+}
+
+// narrativeDoc returns the document of a narrative node.
+func narrativeDoc(n *narrative.Node) Doc {
+	return Doc{
+		Kind: DocKind(n.Type), Node: graph.NarrativeNode(string(n.Type), string(n.ID)), Title: n.Title,
+		Path: path.Join(repo.DirName, "narrative", n.Path), Text: n.Content,
+		Tags: n.Tags, Updated: n.Updated.Unix(), Superseded: n.SupersededBy != "", Tokens: n.Tokens(),
+	}
+}

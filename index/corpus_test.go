@@ -1,0 +1,76 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+func TestCollect(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	root := r.ProjectRoot()
+	for name, content := range map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"net/client.go": "package net\n\n// Client dials.\ntype Client struct{ Addr string }\n\n// Connect dials with exponential backoff.\nfunc (c *Client) Connect() error {\n\treturn nil\n}\n",
+		"README.md":     "# m\n",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.RecordCommand(context.Background(), repo.CommandOptions{Name: "go vet ./...", Output: []byte("net/client.go:7:1: odd receiver\n"), ExitCode: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Decision, Content: "Retry with exponential backoff\n\nJitter avoids herds."}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+
+	docs, err := Collect(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range docs {
+		got = append(got, string(d.Kind)+" "+d.Title)
+	}
+	want := []string{
+		"decision Retry with exponential backoff",
+		"diagnostic warning: odd receiver",
+		"file README.md",
+		"file go.mod",
+		"file net/client.go",
+		"item struct example.com/m/net.Client",
+		"item method example.com/m/net.Client.Connect",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("documents:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, d := range docs {
+		if d.Title == "method example.com/m/net.Client.Connect" {
+			if d.StartLine != 7 || d.EndLine != 9 || !strings.Contains(d.Text, "Connect dials with exponential backoff.") || !strings.Contains(d.Text, "return nil") {
+				t.Fatalf("Connect chunk: lines %d-%d, text %q", d.StartLine, d.EndLine, d.Text)
+			}
+		}
+	}
+	again, err := Collect(context.Background(), r)
+	if err != nil || len(again) != len(docs) {
+		t.Fatalf("second Collect: %d docs, %v", len(again), err)
+	}
+}
