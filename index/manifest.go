@@ -1,0 +1,184 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// manifestVersion heads a manifest file.
+const manifestVersion = "ctx-index-manifest 1"
+
+// Manifest is what an index was built from: the ref and its heads, and
+// the stat data of every narrative file. Reading commands compare it with
+// Current to notice, without reading any object, that the index no
+// longer matches the store: a new commit, heads a git pull brought, a
+// narrative file added, removed or edited by hand.
+type Manifest struct {
+	Ref       string
+	Heads     []object.ID // sorted
+	Narrative []FileStat  // sorted by path
+}
+
+// FileStat is what a manifest keeps of a narrative file.
+type FileStat struct {
+	Path    string // relative to narrative/, slash-separated
+	Size    int64
+	ModNano int64
+}
+
+// CurrentManifest reads the manifest of the store as it stands.
+func CurrentManifest(r *repo.Repo) (*Manifest, error) {
+	target, err := r.Refs.Target()
+	if err != nil {
+		return nil, err
+	}
+	heads, err := r.Heads(target)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Ref: target.String(), Heads: slices.Clone(heads)}
+	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
+	root := r.Narrative().Root
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		m.Narrative = append(m.Narrative, FileStat{Path: filepath.ToSlash(rel), Size: info.Size(), ModNano: info.ModTime().UnixNano()})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index: narrative files: %w", err)
+	}
+	// WalkDir visits in lexical order of names; sort by path all the same.
+	slices.SortFunc(m.Narrative, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
+	return m, nil
+}
+
+// Equal reports whether two manifests describe the same store state.
+func (m *Manifest) Equal(o *Manifest) bool {
+	return m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && slices.Equal(m.Narrative, o.Narrative)
+}
+
+// ChangedNarrative returns the narrative files added, removed or changed
+// from m to o.
+func (m *Manifest) ChangedNarrative(o *Manifest) []string {
+	var out []string
+	i, j := 0, 0
+	for i < len(m.Narrative) || j < len(o.Narrative) {
+		switch {
+		case j == len(o.Narrative) || i < len(m.Narrative) && m.Narrative[i].Path < o.Narrative[j].Path:
+			out = append(out, m.Narrative[i].Path)
+			i++
+		case i == len(m.Narrative) || o.Narrative[j].Path < m.Narrative[i].Path:
+			out = append(out, o.Narrative[j].Path)
+			j++
+		default:
+			if m.Narrative[i] != o.Narrative[j] {
+				out = append(out, m.Narrative[i].Path)
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// MarshalText writes the manifest: a version line, the ref, a line per
+// head, a line per narrative file (tab-separated size, mtime, path).
+func (m *Manifest) MarshalText() ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\nref %s\n", manifestVersion, m.Ref)
+	for _, h := range m.Heads {
+		fmt.Fprintf(&b, "head %s\n", h)
+	}
+	for _, f := range m.Narrative {
+		if strings.ContainsAny(f.Path, "\t\n\r") {
+			return nil, fmt.Errorf("index: narrative file name %q holds a tab or newline", f.Path)
+		}
+		fmt.Fprintf(&b, "file %d\t%d\t%s\n", f.Size, f.ModNano, f.Path)
+	}
+	return b.Bytes(), nil
+}
+
+// UnmarshalText reads a manifest MarshalText wrote.
+func (m *Manifest) UnmarshalText(data []byte) error {
+	bad := func(line int, what string) error {
+		return fmt.Errorf("%w: manifest line %d: %s", ErrCorrupt, line, what)
+	}
+	*m = Manifest{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := sc.Text()
+		switch {
+		case n == 1:
+			if line != manifestVersion {
+				return bad(n, "not a manifest of this version")
+			}
+		case n == 2:
+			ref, ok := strings.CutPrefix(line, "ref ")
+			if !ok || ref == "" || strings.IndexFunc(ref, func(r rune) bool { return r <= ' ' }) >= 0 {
+				return bad(n, "no ref")
+			}
+			m.Ref = ref
+		case strings.HasPrefix(line, "head "):
+			id, err := object.ParseID(line[len("head "):])
+			if err != nil || len(m.Narrative) > 0 || len(m.Heads) > 0 && m.Heads[len(m.Heads)-1].Compare(id) >= 0 {
+				return bad(n, "bad or unordered head")
+			}
+			m.Heads = append(m.Heads, id)
+		case strings.HasPrefix(line, "file "):
+			f := strings.SplitN(line[len("file "):], "\t", 3)
+			if len(f) != 3 || f[2] == "" {
+				return bad(n, "bad file line")
+			}
+			size, err1 := strconv.ParseInt(f[0], 10, 64)
+			mod, err2 := strconv.ParseInt(f[1], 10, 64)
+			if err1 != nil || err2 != nil || size < 0 {
+				return bad(n, "bad file stat")
+			}
+			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= f[2] {
+				return bad(n, "unordered file")
+			}
+			m.Narrative = append(m.Narrative, FileStat{Path: f[2], Size: size, ModNano: mod})
+		default:
+			return bad(n, "unknown line")
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%w: manifest: %v", ErrCorrupt, err)
+	}
+	if n < 2 {
+		return bad(n, "truncated")
+	}
+	return nil
+}
+
+// ErrCorrupt means an index file is damaged; the index is rebuilt.
+var ErrCorrupt = errors.New("index: corrupt index file")

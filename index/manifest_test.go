@@ -1,0 +1,88 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+func TestManifestNotices(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	m0, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m0.Heads) != 1 || m0.Ref != "refs/main" {
+		t.Fatalf("manifest of a new store: %+v", m0)
+	}
+	same, err := CurrentManifest(r)
+	if err != nil || !m0.Equal(same) {
+		t.Fatalf("two reads differ: %v", err)
+	}
+	w, err := r.Lock(t.Context(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: "The build takes two minutes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	m1, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m1.Equal(m0) {
+		t.Fatal("adding a node went unnoticed")
+	}
+	changed := m0.ChangedNarrative(m1)
+	if !slices.Contains(changed, n.Path) {
+		t.Fatalf("changed %v, want %s among them", changed, n.Path)
+	}
+	// A hand edit that keeps the size: the mtime tells.
+	file := filepath.Join(r.Narrative().Root, filepath.FromSlash(n.Path))
+	if err := os.Chtimes(file, time.Now(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m1.ChangedNarrative(m2); !slices.Equal(got, []string{n.Path}) {
+		t.Fatalf("after touching %s: changed %v", n.Path, got)
+	}
+	// Round trip.
+	text, err := m2.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Manifest
+	if err := back.UnmarshalText(text); err != nil || !back.Equal(m2) {
+		t.Fatalf("round trip: %v\n%s", err, text)
+	}
+}
+
+func FuzzManifest(f *testing.F) {
+	f.Add([]byte(manifestVersion + "\nref refs/main\nhead " + "aa" + "\n"))
+	f.Add([]byte(manifestVersion + "\nref refs/main\nfile 3\t4\tlog/a.md\nfile 3\t4\tlog/b.md\n"))
+	f.Add([]byte("junk"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var m Manifest
+		if err := m.UnmarshalText(data); err != nil {
+			return
+		}
+		text, err := m.MarshalText()
+		if err != nil {
+			return
+		}
+		var back Manifest
+		if err := back.UnmarshalText(text); err != nil || !back.Equal(&m) {
+			t.Fatalf("round trip: %v", err)
+		}
+	})
+}
