@@ -1,8 +1,11 @@
-// Package index will hold the rebuildable flat-file index under
-// .ctx/index/: path, name, stable-key, snapshot and adjacency lookups and
-// full-text postings, derived from objects and narrative and never tracked
-// in git (design §10).
-//
-// The package is reserved by the layout of docs/ARCHITECTURE.md; it has no
-// code yet.
+// Package index is the rebuildable flat-file index under .ctx/index/
+// (design §10, docs/INDEX.md): full-text search over code chunks, paths,
+// narrative and diagnostics, and lookups by path, stable key, name, node
+// id and kind. It is derived from the objects and the narrative, never
+// tracked in git, and kept fresh without thought: Open compares a
+// manifest of the store (the current ref's heads, the stat data of the
+// narrative files) with the one the index was built from, and rebuilds a
+// new generation when they differ. Generations are written beside the
+// current one and switched atomically, so a crash or a concurrent reader
+// never sees a half-built index.
 package index

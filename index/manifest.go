@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -24,6 +25,8 @@ const manifestVersion = "ctx-index-manifest 1"
 // longer matches the store: a new commit, heads a git pull brought, a
 // narrative file added, removed or edited by hand.
 type Manifest struct {
+	// Tokenizer is the text.Version the terms were made with.
+	Tokenizer int
 	Ref       string
 	Heads     []object.ID // sorted
 	Narrative []FileStat  // sorted by path
@@ -46,7 +49,7 @@ func CurrentManifest(r *repo.Repo) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Ref: target.String(), Heads: slices.Clone(heads)}
+	m := &Manifest{Tokenizer: text.Version, Ref: target.String(), Heads: slices.Clone(heads)}
 	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
 	root := r.Narrative().Root
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -80,7 +83,7 @@ func CurrentManifest(r *repo.Repo) (*Manifest, error) {
 
 // Equal reports whether two manifests describe the same store state.
 func (m *Manifest) Equal(o *Manifest) bool {
-	return m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && slices.Equal(m.Narrative, o.Narrative)
+	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && slices.Equal(m.Narrative, o.Narrative)
 }
 
 // ChangedNarrative returns the narrative files added, removed or changed
@@ -111,7 +114,7 @@ func (m *Manifest) ChangedNarrative(o *Manifest) []string {
 // head, a line per narrative file (tab-separated size, mtime, path).
 func (m *Manifest) MarshalText() ([]byte, error) {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "%s\nref %s\n", manifestVersion, m.Ref)
+	fmt.Fprintf(&b, "%s\ntokenizer %d\nref %s\n", manifestVersion, m.Tokenizer, m.Ref)
 	for _, h := range m.Heads {
 		fmt.Fprintf(&b, "head %s\n", h)
 	}
@@ -142,6 +145,13 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 				return bad(n, "not a manifest of this version")
 			}
 		case n == 2:
+			v, ok := strings.CutPrefix(line, "tokenizer ")
+			t, err := strconv.Atoi(v)
+			if !ok || err != nil || t < 0 || strconv.Itoa(t) != v {
+				return bad(n, "no tokenizer version")
+			}
+			m.Tokenizer = t
+		case n == 3:
 			ref, ok := strings.CutPrefix(line, "ref ")
 			if !ok || ref == "" || strings.IndexFunc(ref, func(r rune) bool { return r <= ' ' }) >= 0 {
 				return bad(n, "no ref")
@@ -174,7 +184,7 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("%w: manifest: %v", ErrCorrupt, err)
 	}
-	if n < 2 {
+	if n < 3 {
 		return bad(n, "truncated")
 	}
 	return nil

@@ -68,8 +68,8 @@ func TestManifestNotices(t *testing.T) {
 }
 
 func FuzzManifest(f *testing.F) {
-	f.Add([]byte(manifestVersion + "\nref refs/main\nhead " + "aa" + "\n"))
-	f.Add([]byte(manifestVersion + "\nref refs/main\nfile 3\t4\tlog/a.md\nfile 3\t4\tlog/b.md\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nhead " + "aa" + "\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\tlog/a.md\nfile 3\t4\tlog/b.md\n"))
 	f.Add([]byte("junk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m Manifest

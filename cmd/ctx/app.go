@@ -61,6 +61,8 @@ type CLI struct {
 	Commit    CommitCmd    `cmd:"" group:"porcelain" help:"Record the changed narrative in a commit on main."`
 	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history (or a node's: ctx log ID)."`
 	Verify    VerifyCmd    `cmd:"" group:"porcelain" help:"Check every object, reference and ref of the store."`
+	Search    SearchCmd    `cmd:"" group:"porcelain" help:"Full-text search of code, paths, narrative and diagnostics: ranked hits with snippets."`
+	Rebuild   RebuildCmd   `cmd:"" group:"porcelain" help:"Rebuild the index (.ctx/index/, never tracked; reading commands keep it fresh on their own)."`
 	Run       RunCmd       `cmd:"" group:"porcelain" help:"Run a command (ctx run -- CMD ARGS...), pass its output through, record its diagnostics, exit with its status."`
 	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`
 	Demo      DemoCmd      `cmd:"" group:"porcelain" help:"Run ctx on an embedded demo project and narrate what happens."`

@@ -9,6 +9,7 @@ type DebugCmd struct {
 	History LogCmd        `cmd:"" help:"Show the commit history (= log)."`
 	Verify  VerifyCmd     `cmd:"" help:"Verify the store (= verify)."`
 	Graph   DebugGraphCmd `cmd:"" help:"Export the relationship graph (text, dot, json) or report its cycles (--scc)."`
+	Index   DebugIndexCmd `cmd:"" help:"Look a key up in one index: path, key, name, node, kind or term."`
 }
 
 // DebugRefsCmd is `ctx debug refs`.

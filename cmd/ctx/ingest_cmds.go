@@ -133,6 +133,7 @@ type progress struct {
 	on    bool
 	last  time.Time
 	drawn bool
+	unit  string // what is counted; default "files"
 }
 
 func newProgress(w io.Writer, want bool) *progress {
@@ -158,7 +159,11 @@ func (p *progress) update(done, total int) {
 		if total > 0 {
 			fill = done * width / total
 		}
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d files", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total)
+		unit := p.unit
+		if unit == "" {
+			unit = "files"
+		}
+		fmt.Fprintf(p.w, "\r[%s%s] %d/%d %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, unit)
 		p.drawn = true
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -15,8 +16,15 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 	if err != nil {
 		return err
 	}
+	ist, err := index.Check(r)
+	if err != nil {
+		return err
+	}
 	if app.Globals.JSON {
-		return app.emit(st)
+		return app.emit(struct {
+			*repo.Status
+			Index *index.Status `json:"index"`
+		}{st, ist})
 	}
 	app.printf("store:  %s (%s, %s)\n", st.Root, plural(st.Objects, "object"), humanBytes(st.ObjectBytes))
 	heads := make([]string, len(st.Heads))
@@ -48,6 +56,12 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 		for _, ch := range st.Changes {
 			app.printf("  %-9s %s\n", ch.Status, ch.Path)
 		}
+	}
+	switch {
+	case ist.Fresh:
+		app.printf("index: fresh (%d documents)\n", ist.Docs)
+	default:
+		app.printf("index: %s; the next search or query updates it (or ctx rebuild)\n", ist.Reason)
 	}
 	if len(st.Problems) > 0 {
 		app.printf("problems: %d narrative file problem(s):\n", len(st.Problems))

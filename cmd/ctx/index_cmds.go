@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// SearchCmd is `ctx search`.
+type SearchCmd struct {
+	Query []string `arg:"" name:"text" help:"Words to find (camelCase, snake_case, paths and qualified names are split), \"exact phrases\" in quotes, -word to exclude, type:KIND to filter."`
+	Type  []string `name:"type" placeholder:"KIND" help:"Keep only hits of this kind: item, file, diagnostic, or a node type (task, decision, …). Repeatable."`
+	Limit int      `short:"n" default:"10" help:"Number of hits."`
+}
+
+// searchHit is a hit as --json prints it.
+type searchHit struct {
+	Kind      string   `json:"kind"`
+	Node      string   `json:"node"`
+	Title     string   `json:"title"`
+	Path      string   `json:"path,omitempty"`
+	StartLine uint32   `json:"start_line,omitempty"`
+	EndLine   uint32   `json:"end_line,omitempty"`
+	Score     float64  `json:"score"`
+	Snippet   string   `json:"snippet"`
+	Tags      []string `json:"tags,omitempty"`
+}
+
+// Run answers from the index, bringing it up to date first.
+func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
+	if c.Limit <= 0 {
+		return &usageError{err: fmt.Errorf("-n %d: want a positive number of hits", c.Limit), cmd: "search"}
+	}
+	ix, err := openIndex(app, r)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	q := strings.Join(c.Query, " ")
+	hits, matched, err := ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type})
+	if err != nil {
+		return err
+	}
+	if app.Globals.JSON {
+		out := struct {
+			Query   string      `json:"query"`
+			Matched int         `json:"matched"`
+			Hits    []searchHit `json:"hits"`
+		}{Query: q, Matched: matched, Hits: make([]searchHit, 0, len(hits))}
+		for _, h := range hits {
+			d := h.Doc
+			out.Hits = append(out.Hits, searchHit{Kind: string(d.Kind), Node: d.Node.Name(), Title: d.Title, Path: d.Path,
+				StartLine: d.StartLine, EndLine: d.EndLine, Score: h.Score, Snippet: h.Snippet.Text, Tags: d.Tags})
+		}
+		return app.emit(out)
+	}
+	if len(hits) == 0 {
+		app.printf("no hits for %q\n", q)
+		return nil
+	}
+	for _, h := range hits {
+		d := h.Doc
+		loc := ""
+		switch {
+		case d.Path != "" && d.StartLine > 0:
+			loc = fmt.Sprintf("  %s:%d-%d", d.Path, d.StartLine, d.EndLine)
+		case d.Kind != index.DocFile && d.Kind != index.DocItem && d.Kind != index.DocDiagnostic:
+			loc = "  [" + d.Node.Key + "]" // a narrative node: its id
+		}
+		app.printf("%-11s %s%s  (%.2f)\n", d.Kind, d.Title, loc, h.Score)
+		if s := strings.TrimSpace(h.Snippet.Text); s != "" && s != d.Title {
+			for _, line := range strings.Split(s, "\n") {
+				app.printf("    %s\n", strings.TrimRight(line, " \t\r"))
+			}
+		}
+	}
+	if matched > len(hits) {
+		app.printf("(%d of %d matching; -n for more)\n", len(hits), matched)
+	}
+	return nil
+}
+
+// openIndex opens the index, rebuilding it first when it does not match
+// the store, with a progress bar on a terminal.
+func openIndex(app *App, r *repo.Repo) (*index.Index, error) {
+	bar := newProgress(app.Stderr, !app.Globals.JSON)
+	bar.unit = "documents"
+	ix, _, err := index.Open(app.Ctx, r, index.BuildOptions{Progress: bar.update})
+	bar.done()
+	return ix, err
+}
+
+// RebuildCmd is `ctx rebuild`.
+type RebuildCmd struct {
+	Full        bool `help:"Rebuild every index from the objects and the narrative (the default)."`
+	Incremental bool `help:"Bring the index up to date only if it no longer matches the store."`
+	Quiet       bool `short:"q" help:"No progress bar."`
+}
+
+// Run rebuilds the index.
+func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
+	if c.Full && c.Incremental {
+		return &usageError{err: fmt.Errorf("--full or --incremental, not both"), cmd: "rebuild"}
+	}
+	bar := newProgress(app.Stderr, !c.Quiet && !app.Globals.JSON)
+	bar.unit = "documents"
+	opts := index.BuildOptions{Progress: bar.update, IfStale: c.Incremental}
+	ix, st, err := index.Rebuild(app.Ctx, r, opts)
+	bar.done()
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	if st == nil {
+		if app.Globals.JSON {
+			return app.emit(map[string]any{"rebuilt": false, "docs": ix.Docs()})
+		}
+		app.printf("index is fresh: %d documents\n", ix.Docs())
+		return nil
+	}
+	if app.Globals.JSON {
+		return app.emit(map[string]any{"rebuilt": true, "docs": st.Docs, "terms": st.Terms, "keys": st.Keys, "bytes": st.Bytes})
+	}
+	app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
+	return nil
+}
+
+// DebugIndexCmd is `ctx debug index`.
+type DebugIndexCmd struct {
+	Namespace string `arg:"" enum:"path,key,name,node,kind,term" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, or term (full-text)."`
+	Key       string `arg:"" help:"The key to look up."`
+}
+
+// Run looks a key up in one index.
+func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
+	ix, err := openIndex(app, r)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	var docs []uint32
+	if c.Namespace == "term" {
+		p, df := ix.Postings(c.Key)
+		if p != nil {
+			for p.Next() {
+				docs = append(docs, p.Doc())
+			}
+		}
+		if !app.Globals.JSON {
+			app.printf("term %q: document frequency %d\n", c.Key, df)
+		}
+	} else if docs, err = ix.Lookup(c.Namespace, c.Key); err != nil {
+		return err
+	}
+	type entry struct {
+		Doc   uint32 `json:"doc"`
+		Kind  string `json:"kind"`
+		Node  string `json:"node"`
+		Title string `json:"title"`
+		Path  string `json:"path,omitempty"`
+	}
+	out := make([]entry, 0, len(docs))
+	for _, n := range docs {
+		d, err := ix.Doc(n)
+		if err != nil {
+			return err
+		}
+		out = append(out, entry{Doc: n, Kind: string(d.Kind), Node: d.Node.Name(), Title: d.Title, Path: d.Path})
+	}
+	if app.Globals.JSON {
+		return app.emit(out)
+	}
+	if len(out) == 0 {
+		app.printf("%s %q: not in the index\n", c.Namespace, c.Key)
+	}
+	for _, e := range out {
+		app.printf("%6d  %-11s %s  %s\n", e.Doc, e.Kind, e.Node, e.Title)
+	}
+	return nil
+}

@@ -1,0 +1,283 @@
+package index
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/index/text"
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// The files of a generation (docs/INDEX.md, "Generations").
+const (
+	docsFile  = "docs.tbl"  // kind "docs": doc number (u32 big-endian) → record
+	termsFile = "terms.tbl" // kind "terms": term → uv df | positional postings
+	keysFile  = "keys.tbl"  // kind "keys": lookup key → doc numbers (uvarint deltas)
+	metaFile  = "meta.tbl"  // kind "meta": "stats", "doclens"
+	manifest  = "manifest"  // what the generation was built from
+)
+
+// The namespaces of the keys table: a byte, then the key.
+const (
+	nsPath = 'p' // project path → the file's doc
+	nsKey  = 'k' // stable key of an item → its doc
+	nsName = 'n' // lower-cased last name of an item or node title → docs
+	nsNode = 'i' // node id (hex) → the node's doc
+	nsKind = 't' // document kind → docs
+)
+
+// BuildOptions configure Build.
+type BuildOptions struct {
+	// IfStale makes Rebuild keep a current generation that matches the
+	// store (one another process wrote while this one waited).
+	IfStale bool
+	// Progress, if set, is called with the documents done and the total.
+	Progress func(done, total int)
+}
+
+// BuildStats is what Build did.
+type BuildStats struct {
+	Docs  int   `json:"docs"`
+	Terms int   `json:"terms"`
+	Keys  int   `json:"keys"`
+	Bytes int64 `json:"bytes"`
+}
+
+// termPost is one term's postings while building.
+type termPost struct {
+	docs []uint32
+	pos  [][]uint32
+}
+
+// build writes a full generation of the index into dir, which must not
+// exist, from the store as m describes it. The files are synced; the
+// directory is not (the caller renames it into place and syncs).
+func build(ctx context.Context, r *repo.Repo, dir string, m *Manifest, opts BuildOptions) (*BuildStats, error) {
+	docs, err := Collect(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return writeGeneration(ctx, dir, docs, m, opts)
+}
+
+// writeGeneration writes the files of a generation of docs, numbered in
+// the order given, into dir, which must not exist.
+func writeGeneration(ctx context.Context, dir string, docs []Doc, m *Manifest, opts BuildOptions) (*BuildStats, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	st := &BuildStats{Docs: len(docs)}
+	terms := map[string]*termPost{}
+	keys := map[string][]uint32{}
+	lens := make([]byte, 0, 4*len(docs))
+	var total uint64
+	addKey := func(ns byte, k string, doc uint32) {
+		if k == "" {
+			return
+		}
+		key := string(ns) + k
+		if l := keys[key]; len(l) == 0 || l[len(l)-1] != doc {
+			keys[key] = append(l, doc)
+		}
+	}
+	// The docs table streams; terms and keys are gathered, then sorted.
+	docsOut, err := newTableFile(filepath.Join(dir, docsFile), "docs")
+	if err != nil {
+		return nil, err
+	}
+	defer docsOut.abort()
+	var rec []byte
+	var docKey [4]byte
+	for i := range docs {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if opts.Progress != nil {
+				opts.Progress(i, len(docs))
+			}
+		}
+		d := &docs[i]
+		doc := uint32(i)
+		n := text.Tokenize(d.Text, func(term string, pos uint32) {
+			t := terms[term]
+			if t == nil {
+				t = &termPost{}
+				terms[term] = t
+			}
+			if k := len(t.docs); k == 0 || t.docs[k-1] != doc {
+				t.docs = append(t.docs, doc)
+				t.pos = append(t.pos, nil)
+			}
+			t.pos[len(t.pos)-1] = append(t.pos[len(t.pos)-1], pos)
+		})
+		total += uint64(n)
+		lens = binary.LittleEndian.AppendUint32(lens, n)
+		binary.BigEndian.PutUint32(docKey[:], doc)
+		rec = appendRecord(rec[:0], d, n)
+		if err := docsOut.w.Add(docKey[:], rec); err != nil {
+			return nil, err
+		}
+		switch d.Kind {
+		case DocFile:
+			addKey(nsPath, d.Path, doc)
+		case DocItem:
+			addKey(nsKey, d.Node.Key, doc)
+			addKey(nsName, strings.ToLower(lastName(d.Node.Key)), doc)
+		default:
+			addKey(nsName, strings.ToLower(d.Title), doc)
+		}
+		addKey(nsNode, d.Node.ID.String(), doc)
+		addKey(nsKind, string(d.Kind), doc)
+	}
+	if opts.Progress != nil {
+		opts.Progress(len(docs), len(docs))
+	}
+	if err := docsOut.close(); err != nil {
+		return nil, err
+	}
+
+	// Terms, sorted.
+	names := make([]string, 0, len(terms))
+	for t := range terms {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	termsOut, err := newTableFile(filepath.Join(dir, termsFile), "terms")
+	if err != nil {
+		return nil, err
+	}
+	defer termsOut.abort()
+	var val []byte
+	for _, name := range names {
+		t := terms[name]
+		val = binary.AppendUvarint(val[:0], uint64(len(t.docs)))
+		prev := uint32(0)
+		for j, doc := range t.docs {
+			val = table.AppendDocPositions(val, prev, doc, t.pos[j])
+			prev = doc
+		}
+		if err := termsOut.w.Add([]byte(name), val); err != nil {
+			return nil, err
+		}
+	}
+	if err := termsOut.close(); err != nil {
+		return nil, err
+	}
+	st.Terms = len(names)
+
+	// Keys, sorted.
+	knames := make([]string, 0, len(keys))
+	for k := range keys {
+		knames = append(knames, k)
+	}
+	sort.Strings(knames)
+	keysOut, err := newTableFile(filepath.Join(dir, keysFile), "keys")
+	if err != nil {
+		return nil, err
+	}
+	defer keysOut.abort()
+	for _, k := range knames {
+		if err := keysOut.w.Add([]byte(k), table.AppendUvarintDeltas(val[:0], keys[k])); err != nil {
+			return nil, err
+		}
+	}
+	if err := keysOut.close(); err != nil {
+		return nil, err
+	}
+	st.Keys = len(knames)
+
+	// Statistics and document lengths.
+	metaOut, err := newTableFile(filepath.Join(dir, metaFile), "meta")
+	if err != nil {
+		return nil, err
+	}
+	defer metaOut.abort()
+	if err := metaOut.w.Add([]byte("doclens"), lens); err != nil {
+		return nil, err
+	}
+	stats := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(len(docs))), total)
+	if err := metaOut.w.Add([]byte("stats"), stats); err != nil {
+		return nil, err
+	}
+	if err := metaOut.close(); err != nil {
+		return nil, err
+	}
+
+	text, err := m.MarshalText()
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, manifest), text, 0o644); err != nil {
+		return nil, err
+	}
+	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+		if info, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			st.Bytes += info.Size()
+		}
+	}
+	return st, nil
+}
+
+// lastName returns the last part of a stable key: "Connect" of
+// "net.Client.Connect", "connect" of "core::net::Client::connect".
+func lastName(key string) string {
+	if i := strings.LastIndex(key, "::"); i >= 0 {
+		key = key[i+2:]
+	}
+	if i := strings.LastIndexAny(key, "./"); i >= 0 {
+		key = key[i+1:]
+	}
+	return key
+}
+
+// tableFile is a table being written to a file.
+type tableFile struct {
+	f    *os.File
+	bw   *bufio.Writer
+	w    *table.Writer
+	done bool
+}
+
+func newTableFile(path, kind string) (*tableFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	return &tableFile{f: f, bw: bw, w: table.NewWriter(bw, kind)}, nil
+}
+
+// close finishes the table and makes it durable.
+func (t *tableFile) close() error {
+	t.done = true
+	err := t.w.Close()
+	if err == nil {
+		err = t.bw.Flush()
+	}
+	if err == nil {
+		err = t.f.Sync()
+	}
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("index: write %s: %w", filepath.Base(t.f.Name()), err)
+	}
+	return nil
+}
+
+func (t *tableFile) abort() {
+	if !t.done {
+		t.done = true
+		_ = t.f.Close()
+	}
+}

@@ -1,0 +1,215 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/index/text"
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// testStore is a store with a small Go project ingested, a failing
+// command run and a decision.
+func testStore(t *testing.T) *repo.Repo {
+	t.Helper()
+	r := repo.NewTestRepo(t)
+	root := r.ProjectRoot()
+	for name, content := range map[string]string{
+		"go.mod":           "module example.com/m\n\ngo 1.22\n",
+		"net/client.go":    "package net\n\n// Client dials.\ntype Client struct{ Addr string }\n\n// Connect dials with exponential backoff.\nfunc (c *Client) Connect() error {\n\treturn nil\n}\n",
+		"retry/backoff.go": "package retry\n\n// NextDelay doubles the delay up to a cap.\nfunc NextDelay(d, maxDelay int) int {\n\treturn min(2*d, maxDelay)\n}\n",
+		"README.md":        "# m\n",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.RecordCommand(context.Background(), repo.CommandOptions{Name: "go vet ./...", Output: []byte("net/client.go:7:1: receiver name should be consistent\n"), ExitCode: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Decision, Content: "Retry with exponential backoff\n\nJitter avoids thundering herds."}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func titles(hits []Hit) []string {
+	var out []string
+	for _, h := range hits {
+		out = append(out, string(h.Doc.Kind)+" "+h.Doc.Title)
+	}
+	return out
+}
+
+func TestSearchAndLookup(t *testing.T) {
+	r := testStore(t)
+	ix, rebuilt, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !rebuilt {
+		t.Fatal("first Open did not build the index")
+	}
+	for _, tc := range []struct {
+		q     string
+		kinds []string
+		first string
+	}{
+		{q: "exponential backoff", first: "decision Retry with exponential backoff"},
+		{q: "exponential backoff", kinds: []string{"item"}, first: "item method example.com/m/net.Client.Connect"},
+		{q: `"exponential backoff" type:item`, first: "item method example.com/m/net.Client.Connect"},
+		{q: "next delay", first: "item function example.com/m/retry.NextDelay"},
+		{q: "NextDelay", first: "item function example.com/m/retry.NextDelay"},
+		{q: "receiver consistent", first: "diagnostic warning: receiver name should be consistent"},
+		{q: "backoff.go", first: "file retry/backoff.go"},
+	} {
+		hits, _, err := ix.Search(tc.q, SearchOptions{Limit: 5, Kinds: tc.kinds})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.q, err)
+		}
+		if got := titles(hits); len(got) == 0 || got[0] != tc.first {
+			t.Errorf("search %q %v: %v, want first %q", tc.q, tc.kinds, got, tc.first)
+		}
+	}
+	docs, err := ix.Lookup("key", "example.com/m/net.Client.Connect")
+	if err != nil || len(docs) != 1 {
+		t.Fatalf("lookup key: %v %v", docs, err)
+	}
+	d, err := ix.Doc(docs[0])
+	if err != nil || d.Path != "net/client.go" || d.StartLine != 7 || d.EndLine != 9 {
+		t.Fatalf("doc: %+v %v", d, err)
+	}
+	if docs, err := ix.Lookup("name", "connect"); err != nil || len(docs) != 1 {
+		t.Fatalf("lookup name: %v %v", docs, err)
+	}
+	if docs, err := ix.Lookup("path", "retry/backoff.go"); err != nil || len(docs) != 1 {
+		t.Fatalf("lookup path: %v %v", docs, err)
+	}
+}
+
+func TestFreshness(t *testing.T) {
+	r := testStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	st, err := Check(r)
+	if err != nil || !st.Fresh {
+		t.Fatalf("after a build: %+v %v", st, err)
+	}
+	// Reopening a fresh index builds nothing.
+	ix, rebuilt, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil || rebuilt {
+		t.Fatalf("second Open rebuilt=%v err=%v", rebuilt, err)
+	}
+	ix.Close()
+	// A hand edit of a narrative file is noticed and answered.
+	cat, err := r.Narrative().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file string
+	for _, id := range cat.IDs() {
+		file = filepath.Join(r.Narrative().Root, filepath.FromSlash(cat.Nodes[id].Path))
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), "Jitter avoids thundering herds.", "Jitter avoids thundering herds; see the zebra study.", 1)
+	if err := os.WriteFile(file, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := Check(r); st.Fresh {
+		t.Fatal("a hand edit went unnoticed")
+	}
+	ix, rebuilt, err = Open(context.Background(), r, BuildOptions{})
+	if err != nil || !rebuilt {
+		t.Fatalf("Open after the edit: rebuilt=%v err=%v", rebuilt, err)
+	}
+	defer ix.Close()
+	hits, _, err := ix.Search("zebra", SearchOptions{})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("zebra: %v %v", titles(hits), err)
+	}
+	// One generation is left.
+	entries, _ := os.ReadDir(Dir(r))
+	gens := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), genPrefix) {
+			gens++
+		}
+	}
+	if gens != 1 {
+		t.Fatalf("%d generations left", gens)
+	}
+}
+
+// TestRebuildDeterministic builds twice and compares the files.
+func TestRebuildDeterministic(t *testing.T) {
+	r := testStore(t)
+	read := func() map[string][]byte {
+		ix, _, err := Rebuild(context.Background(), r, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		out := map[string][]byte{}
+		for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+			b, err := os.ReadFile(filepath.Join(ix.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[f] = b
+		}
+		return out
+	}
+	a, b := read(), read()
+	for f := range a {
+		if string(a[f]) != string(b[f]) {
+			t.Errorf("%s differs between two full rebuilds", f)
+		}
+	}
+}
+
+// TestReaderConformance runs the full-text conformance suite over the
+// on-disk index: statistics, postings and search results identical to
+// the in-memory index, score for score.
+func TestReaderConformance(t *testing.T) {
+	text.TestReader(t, func(tb testing.TB, texts []string) text.Reader {
+		docs := make([]Doc, len(texts))
+		for i, s := range texts {
+			docs[i] = Doc{Kind: DocFile, Title: fmt.Sprint(i), Text: s}
+		}
+		dir := filepath.Join(tb.TempDir(), "gen")
+		m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
+		if _, err := writeGeneration(context.Background(), dir, docs, m, BuildOptions{}); err != nil {
+			tb.Fatal(err)
+		}
+		ix, err := open(dir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { ix.Close() })
+		return ix
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package table
+
+func minorFaults() int64 { return -1 }
