@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
@@ -75,7 +77,58 @@ func writeGeneration(ctx context.Context, dir string, docs []Doc, m *Manifest, o
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	st := &BuildStats{Docs: len(docs)}
-	terms := map[string]*termPost{}
+	// Tokenize on every core: each worker takes a contiguous range of
+	// documents and gathers its own postings, in document order; the
+	// ranges are then joined in order, so the result does not depend on
+	// the number of workers.
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/256))
+	chunks := make([]map[string]*termPost, workers)
+	docLens := make([]uint32, len(docs))
+	var done atomic.Int64
+	if err := parallel(ctx, workers, func(w int) error {
+		from, to := w*len(docs)/workers, (w+1)*len(docs)/workers
+		local := map[string]*termPost{}
+		var tk text.Tokenizer
+		for i := from; i < to; i++ {
+			if i%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if opts.Progress != nil {
+					opts.Progress(int(done.Load()), len(docs))
+				}
+			}
+			doc := uint32(i)
+			docLens[i] = tk.Tokenize(docs[i].Text, 0, func(term string, pos uint32) {
+				t := local[term]
+				if t == nil {
+					t = &termPost{}
+					local[term] = t
+				}
+				if k := len(t.docs); k == 0 || t.docs[k-1] != doc {
+					t.docs = append(t.docs, doc)
+					t.pos = append(t.pos, nil)
+				}
+				t.pos[len(t.pos)-1] = append(t.pos[len(t.pos)-1], pos)
+			})
+			done.Add(1)
+		}
+		chunks[w] = local
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	terms := chunks[0]
+	for _, c := range chunks[1:] {
+		for name, t := range c {
+			if g := terms[name]; g != nil {
+				g.docs = append(g.docs, t.docs...)
+				g.pos = append(g.pos, t.pos...)
+			} else {
+				terms[name] = t
+			}
+		}
+	}
 	keys := map[string][]uint32{}
 	lens := make([]byte, 0, 4*len(docs))
 	var total uint64
@@ -97,28 +150,9 @@ func writeGeneration(ctx context.Context, dir string, docs []Doc, m *Manifest, o
 	var rec []byte
 	var docKey [4]byte
 	for i := range docs {
-		if i%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			if opts.Progress != nil {
-				opts.Progress(i, len(docs))
-			}
-		}
 		d := &docs[i]
 		doc := uint32(i)
-		n := text.Tokenize(d.Text, func(term string, pos uint32) {
-			t := terms[term]
-			if t == nil {
-				t = &termPost{}
-				terms[term] = t
-			}
-			if k := len(t.docs); k == 0 || t.docs[k-1] != doc {
-				t.docs = append(t.docs, doc)
-				t.pos = append(t.pos, nil)
-			}
-			t.pos[len(t.pos)-1] = append(t.pos[len(t.pos)-1], pos)
-		})
+		n := docLens[i]
 		total += uint64(n)
 		lens = binary.LittleEndian.AppendUint32(lens, n)
 		binary.BigEndian.PutUint32(docKey[:], doc)

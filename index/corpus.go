@@ -3,10 +3,14 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/diag"
@@ -93,22 +97,30 @@ func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
 			paths = append(paths, p)
 		}
 		sort.Strings(paths)
+		var fresh []string
 		for _, p := range paths {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+			if !seenPath[p] {
+				seenPath[p] = true
+				fresh = append(fresh, p)
 			}
-			if seenPath[p] {
-				continue
+		}
+		// Reading the versions and their content is most of the work:
+		// every core takes files; the order of the result stays the paths'.
+		items := make([][]Doc, len(fresh))
+		if err := parallel(ctx, len(fresh), func(i int) error {
+			e, ok := versions[fresh[i]]
+			if !ok {
+				return nil
 			}
-			seenPath[p] = true
+			var err error
+			items[i], err = itemDocs(r, repoID, fresh[i], e.ID)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		for i, p := range fresh {
 			docs = append(docs, Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: p})
-			if e, ok := versions[p]; ok {
-				items, err := itemDocs(r, repoID, p, e.ID)
-				if err != nil {
-					return nil, err
-				}
-				docs = append(docs, items...)
-			}
+			docs = append(docs, items[i]...)
 		}
 		if c.DiagnosticsSnapshot != nil {
 			ds, err := diagnosticDocs(r, repoID, *c.DiagnosticsSnapshot, seenRun)
@@ -245,4 +257,33 @@ func narrativeDoc(n *narrative.Node) Doc {
 		Path: path.Join(repo.DirName, "narrative", n.Path), Text: n.Content,
 		Tags: n.Tags, Updated: n.Updated.Unix(), Superseded: n.SupersededBy != "", Tokens: n.Tokens(),
 	}
+}
+
+// parallel runs fn(0..n-1) on every core and returns the first error.
+func parallel(ctx context.Context, n int, fn func(i int) error) error {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	for w := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := fn(i); err != nil {
+					errs[w] = err
+					next.Store(int64(n)) // stop the others
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return errors.Join(errs...)
 }
