@@ -15,6 +15,7 @@ import (
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/fault"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -389,6 +390,7 @@ func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *Bui
 		os.RemoveAll(tmp)
 		return nil, nil, err
 	}
+	fault.Hit("index.built")
 	gen := filepath.Join(dir, genPrefix+name)
 	if err := os.Rename(tmp, gen); err != nil {
 		os.RemoveAll(tmp)
@@ -397,9 +399,11 @@ func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *Bui
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return nil, nil, err
 	}
+	fault.Hit("index.renamed")
 	if err := atomicfile.Write(filepath.Join(dir, currentFile), []byte(genPrefix+name+"\n"), 0o644); err != nil {
 		return nil, nil, err
 	}
+	fault.Hit("index.current")
 	removeOld(dir, genPrefix+name)
 	ix, err := open(gen)
 	if err != nil {

@@ -134,6 +134,14 @@ func TestCrashAtEveryPoint(t *testing.T) {
 					t.Fatalf("no diagnostic after add command:\n%s", out)
 				}
 			})},
+		// A rebuild of the index killed anywhere: the next search
+		// answers, from the old generation or a new one.
+		{name: "rebuild", args: []string{"rebuild", "-q"}, check: func(t *testing.T, dir string, done bool) {
+			mainIs(before)(t, dir, done)
+			if out := must(t, dir, env, "", ctx, "search", "X1"); !strings.Contains(out, "src/file1.go") {
+				t.Fatalf("search after a crash of rebuild:\n%s", out)
+			}
+		}},
 		{name: "init --force", args: []string{"init", "--force"}, check: func(t *testing.T, dir string, done bool) {
 			mainIs(root, before)(t, dir, done)
 		}},
