@@ -15,16 +15,15 @@ import (
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
-	"github.com/ctx-dev/ctx/repo"
 )
 
-// The files of a generation (docs/INDEX.md, "Generations").
+// The files of a segment (docs/INDEX.md, "Layout and segments").
 const (
 	docsFile  = "docs.tbl"  // kind "docs": doc number (u32 big-endian) → record
 	termsFile = "terms.tbl" // kind "terms": term → uv df | positional postings
 	keysFile  = "keys.tbl"  // kind "keys": lookup key → doc numbers (uvarint deltas)
 	metaFile  = "meta.tbl"  // kind "meta": "stats", "doclens"
-	manifest  = "manifest"  // what the generation was built from
+	manifest  = "manifest"  // what the segment was built from
 )
 
 // The namespaces of the keys table: a byte, then the key.
@@ -38,8 +37,9 @@ const (
 
 // BuildOptions configure Build.
 type BuildOptions struct {
-	// IfStale makes Rebuild keep a current generation that matches the
-	// store (one another process wrote while this one waited).
+	// IfStale makes Rebuild keep the current segments that match the
+	// store (the narrative's after a commit; both when another process
+	// rebuilt them while this one waited).
 	IfStale bool
 	// Progress, if set, is called with the documents done and the total.
 	Progress func(done, total int)
@@ -53,26 +53,23 @@ type BuildStats struct {
 	Bytes int64 `json:"bytes"`
 }
 
+// add counts what another segment's build did.
+func (st *BuildStats) add(o *BuildStats) {
+	st.Docs += o.Docs
+	st.Terms += o.Terms
+	st.Keys += o.Keys
+	st.Bytes += o.Bytes
+}
+
 // termPost is one term's postings while building.
 type termPost struct {
 	docs []uint32
 	pos  [][]uint32
 }
 
-// build writes a full generation of the index into dir, which must not
-// exist, from the store as m describes it. The files are synced; the
-// directory is not (the caller renames it into place and syncs).
-func build(ctx context.Context, r *repo.Repo, dir string, m *Manifest, opts BuildOptions) (*BuildStats, error) {
-	docs, err := Collect(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return writeGeneration(ctx, dir, docs, m, opts)
-}
-
-// writeGeneration writes the files of a generation of docs, numbered in
+// writeSegment writes the files of a segment of docs, numbered in
 // the order given, into dir, which must not exist.
-func writeGeneration(ctx context.Context, dir string, docs []Doc, m *Manifest, opts BuildOptions) (*BuildStats, error) {
+func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts BuildOptions) (*BuildStats, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}

@@ -59,11 +59,8 @@ type Doc struct {
 // 10,000-line function is indexed by its first part.
 const maxChunkBytes = 16 << 10
 
-// Collect gathers the documents of the store as it stands: the code of
-// the heads of the current ref (files, and items with their source
-// spans), the working narrative (every node not deleted), and the
-// diagnostics of the latest command runs. The order is deterministic:
-// by kind, then node key.
+// Collect gathers the documents of the store as it stands: the code
+// documents of CollectCode, then the narrative's of CollectNarrative.
 func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
 	target, err := r.Refs.Target()
 	if err != nil {
@@ -73,6 +70,21 @@ func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
 	if err != nil {
 		return nil, err
 	}
+	code, err := CollectCode(ctx, r, heads)
+	if err != nil {
+		return nil, err
+	}
+	narr, err := CollectNarrative(r)
+	if err != nil {
+		return nil, err
+	}
+	return append(code, narr...), nil
+}
+
+// CollectCode gathers the documents of the code of heads: files, items
+// with their source spans, and the diagnostics of the latest command
+// runs, sorted by kind, then node key.
+func CollectCode(ctx context.Context, r *repo.Repo, heads []object.ID) ([]Doc, error) {
 	repoID := r.Config.Repo.ID
 	var docs []Doc
 	seenPath := map[string]bool{}
@@ -130,10 +142,18 @@ func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
 			docs = append(docs, ds...)
 		}
 	}
+	sortDocs(docs)
+	return docs, nil
+}
+
+// CollectNarrative gathers the documents of the working narrative: every
+// node not deleted, sorted by kind, then id.
+func CollectNarrative(r *repo.Repo) ([]Doc, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
 		return nil, err
 	}
+	var docs []Doc
 	for _, id := range cat.IDs() {
 		n := cat.Nodes[id]
 		if n.Deleted {
@@ -141,13 +161,17 @@ func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
 		}
 		docs = append(docs, narrativeDoc(n))
 	}
+	sortDocs(docs)
+	return docs, nil
+}
+
+func sortDocs(docs []Doc) {
 	sort.SliceStable(docs, func(i, j int) bool {
 		if docs[i].Kind != docs[j].Kind {
 			return docs[i].Kind < docs[j].Kind
 		}
 		return docs[i].Node.Key < docs[j].Node.Key
 	})
-	return docs, nil
 }
 
 // itemDocs reads a file version and its content, and returns a document

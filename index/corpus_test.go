@@ -51,13 +51,13 @@ func TestCollect(t *testing.T) {
 		got = append(got, string(d.Kind)+" "+d.Title)
 	}
 	want := []string{
-		"decision Retry with exponential backoff",
 		"diagnostic warning: odd receiver",
 		"file README.md",
 		"file go.mod",
 		"file net/client.go",
 		"item struct example.com/m/net.Client",
 		"item method example.com/m/net.Client.Connect",
+		"decision Retry with exponential backoff",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("documents:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -3,10 +3,10 @@ package index
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,93 +20,67 @@ import (
 	"github.com/ctx-dev/ctx/repo"
 )
 
-// Layout of .ctx/index/ (docs/INDEX.md, "Generations"): CURRENT names
-// the generation directory readers use; a rebuild writes a new one
-// beside it under a temporary name, renames it, then replaces CURRENT.
+// Layout of .ctx/index/ (docs/INDEX.md, "Layout and segments"): CURRENT
+// names the two segment directories readers use; a rebuild writes new
+// ones beside them under temporary names, renames them, then replaces
+// CURRENT.
 const (
 	dirName     = "index"
 	currentFile = "CURRENT"
 	lockName    = "LOCK"
-	genPrefix   = "gen-"
+	segPrefix   = "seg-"
 	tmpPrefix   = "tmp-"
 )
 
 // Dir returns the index directory of a store.
 func Dir(r *repo.Repo) string { return filepath.Join(r.Root, dirName) }
 
-// Index is an open generation of the index.
+// Index is the open index: two segments, the code's (documents of the
+// current ref's heads) and the narrative's, each a complete set of
+// tables with its own document numbers. The index numbers the narrative's
+// documents after the code's, and sums the statistics, so that searching
+// it gives exactly what one index over all documents would; and either
+// segment can be rebuilt alone when only its part of the store changed.
 type Index struct {
-	Dir      string
 	Manifest *Manifest
-	docs     *table.Table
-	terms    *table.Table
-	keys     *table.Table
+	segs     [2]*segment // code, narrative
 	stats    text.Stats
-	lens     []byte // u32 little-endian per doc
 }
+
+// The parts of the index, in document order.
+const (
+	partCode = iota
+	partNarrative
+)
+
+var partNames = [2]string{"code", "narrative"}
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
 	var errs []error
-	for _, t := range []*table.Table{ix.docs, ix.terms, ix.keys} {
-		if t != nil {
-			errs = append(errs, t.Close())
+	for _, s := range ix.segs {
+		if s != nil {
+			errs = append(errs, s.close())
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// open opens the generation in dir.
-func open(dir string) (ix *Index, err error) {
-	ix = &Index{Dir: dir}
-	defer func() {
-		if err != nil {
-			ix.Close()
-			ix = nil
-		}
-	}()
-	data, err := os.ReadFile(filepath.Join(dir, manifest))
-	if err != nil {
-		return nil, err
+// newIndex joins two open segments.
+func newIndex(code, narr *segment) *Index {
+	ix := &Index{segs: [2]*segment{code, narr}}
+	narr.base = code.stats.Docs
+	ix.stats = text.Stats{Docs: code.stats.Docs + narr.stats.Docs, Tokens: code.stats.Tokens + narr.stats.Tokens}
+	ix.Manifest = &Manifest{Tokenizer: code.manifest.Tokenizer, Ref: code.manifest.Ref, Heads: code.manifest.Heads, Narrative: narr.manifest.Narrative}
+	return ix
+}
+
+// seg returns the segment holding document n and n's number in it.
+func (ix *Index) seg(n uint32) (*segment, uint32) {
+	if n >= ix.segs[partNarrative].base {
+		return ix.segs[partNarrative], n - ix.segs[partNarrative].base
 	}
-	ix.Manifest = new(Manifest)
-	if err := ix.Manifest.UnmarshalText(data); err != nil {
-		return nil, err
-	}
-	for _, f := range []struct {
-		name, kind string
-		t          **table.Table
-	}{{docsFile, "docs", &ix.docs}, {termsFile, "terms", &ix.terms}, {keysFile, "keys", &ix.keys}} {
-		t, err := table.Open(filepath.Join(dir, f.name))
-		if err != nil {
-			return nil, err
-		}
-		*f.t = t
-		if t.Kind() != f.kind {
-			return nil, fmt.Errorf("%w: %s is a %q table", ErrCorrupt, f.name, t.Kind())
-		}
-	}
-	meta, err := table.Open(filepath.Join(dir, metaFile))
-	if err != nil {
-		return nil, err
-	}
-	defer meta.Close()
-	stats, ok := meta.Get([]byte("stats"))
-	if !ok {
-		return nil, fmt.Errorf("%w: no stats", ErrCorrupt)
-	}
-	n, k := binary.Uvarint(stats)
-	tokens, k2 := binary.Uvarint(stats[max(k, 0):])
-	if k <= 0 || k2 <= 0 || n > 1<<32-1 || uint64(ix.docs.Len()) != n {
-		return nil, fmt.Errorf("%w: bad stats", ErrCorrupt)
-	}
-	ix.stats = text.Stats{Docs: uint32(n), Tokens: tokens}
-	lens, ok := meta.Get([]byte("doclens"))
-	if !ok || uint64(len(lens)) != 4*n {
-		return nil, fmt.Errorf("%w: document lengths", ErrCorrupt)
-	}
-	ix.lens = append([]byte(nil), lens...) // meta is closed on return
-	return ix, nil
+	return ix.segs[partCode], n
 }
 
 // Docs returns the number of documents.
@@ -114,35 +88,28 @@ func (ix *Index) Docs() int { return int(ix.stats.Docs) }
 
 // Doc returns document n.
 func (ix *Index) Doc(n uint32) (Doc, error) {
-	var k [4]byte
-	binary.BigEndian.PutUint32(k[:], n)
-	v, ok := ix.docs.Get(k[:])
-	if !ok {
-		if err := ix.docs.Err(); err != nil {
-			return Doc{}, err
-		}
-		return Doc{}, fmt.Errorf("%w: no document %d", ErrCorrupt, n)
-	}
-	d, _, err := decodeRecord(v)
-	return d, err
+	s, local := ix.seg(n)
+	return s.doc(local)
 }
 
-// Lookup returns the documents a key of the keys table lists: ns is one
+// Lookup returns the documents a key of the keys tables lists: ns is one
 // of "path", "key", "name", "node", "kind".
 func (ix *Index) Lookup(ns, key string) ([]uint32, error) {
 	b, ok := namespaces[ns]
 	if !ok {
 		return nil, fmt.Errorf("%w: namespace %q (want path, key, name, node or kind)", ErrInvalidQuery, ns)
 	}
-	v, ok := ix.keys.Get(append([]byte{b}, key...))
-	if !ok {
-		return nil, ix.keys.Err()
+	var out []uint32
+	for _, s := range ix.segs {
+		docs, err := s.lookup(b, key)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range docs {
+			out = append(out, s.base+d)
+		}
 	}
-	docs, err := table.DecodeUvarintDeltas(nil, v)
-	if err != nil {
-		return nil, fmt.Errorf("%w: keys %s %q: %v", ErrCorrupt, ns, key, err)
-	}
-	return docs, nil
+	return out, nil
 }
 
 var namespaces = map[string]byte{"path": nsPath, "key": nsKey, "name": nsName, "node": nsNode, "kind": nsKind}
@@ -155,30 +122,64 @@ func (ix *Index) Stats() text.Stats { return ix.stats }
 
 // DocLen implements text.Reader.
 func (ix *Index) DocLen(doc uint32) uint32 {
-	if uint64(doc)*4+4 > uint64(len(ix.lens)) {
-		return 0
-	}
-	return binary.LittleEndian.Uint32(ix.lens[doc*4:])
+	s, local := ix.seg(doc)
+	return s.docLen(local)
 }
 
-// Postings implements text.Reader.
+// Postings implements text.Reader: the code segment's postings, then the
+// narrative's, renumbered.
 func (ix *Index) Postings(term string) (text.Postings, int) {
-	v, ok := ix.terms.Get([]byte(term))
-	if !ok {
+	var parts [2]*postings
+	df := 0
+	for i, s := range ix.segs {
+		if p, n := s.postings(term); p != nil {
+			p.base = s.base
+			parts[i] = p
+			df += n
+		}
+	}
+	switch {
+	case parts[0] == nil && parts[1] == nil:
 		return nil, 0
+	case parts[1] == nil:
+		return parts[0], df
+	case parts[0] == nil:
+		return parts[1], df
 	}
-	df, n := binary.Uvarint(v)
-	if n <= 0 || df == 0 || df > uint64(ix.stats.Docs) {
-		return &postings{err: fmt.Errorf("%w: term %q", ErrCorrupt, term)}, 1
-	}
-	return &postings{it: table.NewPositionIter(v[n:])}, int(df)
+	return &joined{parts: parts}, df
 }
 
-// postings adapts the table's positional postings to text.Postings.
+// joined is the postings of one term in both segments.
+type joined struct {
+	parts [2]*postings
+	i     int
+}
+
+func (j *joined) Next() bool {
+	for j.i < 2 {
+		if j.parts[j.i].Next() {
+			return true
+		}
+		if j.parts[j.i].Err() != nil {
+			return false
+		}
+		j.i++
+	}
+	return false
+}
+func (j *joined) Doc() uint32         { return j.parts[j.i].Doc() }
+func (j *joined) Freq() int           { return j.parts[j.i].Freq() }
+func (j *joined) Positions() []uint32 { return j.parts[j.i].Positions() }
+func (j *joined) Err() error {
+	return errors.Join(j.parts[0].Err(), j.parts[1].Err())
+}
+
+// postings adapts a segment's positional postings to text.Postings.
 // Positions are decoded only when asked for (phrases): a term alone needs
 // only its frequency, which the encoding stores first.
 type postings struct {
 	it      table.PositionIter
+	base    uint32
 	pos     []uint32
 	decoded bool
 	err     error
@@ -191,7 +192,7 @@ func (p *postings) Next() bool {
 	p.decoded = false
 	return true
 }
-func (p *postings) Doc() uint32 { return p.it.Doc() }
+func (p *postings) Doc() uint32 { return p.base + p.it.Doc() }
 func (p *postings) Freq() int   { return p.it.Freq() }
 func (p *postings) Positions() []uint32 {
 	if !p.decoded {
@@ -276,35 +277,71 @@ type Status struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// current returns the directory CURRENT names, "" if none.
-func current(r *repo.Repo) string {
+// current returns the segment directories CURRENT names (code, then
+// narrative), or nil.
+func current(r *repo.Repo) []string {
 	data, err := os.ReadFile(filepath.Join(Dir(r), currentFile))
 	if err != nil {
-		return ""
+		return nil
 	}
-	name := strings.TrimSpace(string(data))
-	if !strings.HasPrefix(name, genPrefix) || strings.ContainsAny(name, "/\\") {
-		return ""
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 2 {
+		return nil
 	}
-	return filepath.Join(Dir(r), name)
+	dirs := make([]string, 2)
+	for i, l := range lines {
+		part, name, ok := strings.Cut(l, " ")
+		if !ok || part != partNames[i] || !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, "/\\") {
+			return nil
+		}
+		dirs[i] = filepath.Join(Dir(r), name)
+	}
+	return dirs
+}
+
+// openCurrent opens the segments CURRENT names.
+func openCurrent(r *repo.Repo) (*Index, error) {
+	dirs := current(r)
+	if dirs == nil {
+		return nil, fs.ErrNotExist
+	}
+	code, err := openSegment(dirs[partCode])
+	if err != nil {
+		return nil, err
+	}
+	narr, err := openSegment(dirs[partNarrative])
+	if err != nil {
+		code.close()
+		return nil, err
+	}
+	return newIndex(code, narr), nil
+}
+
+// fresh reports, for each part, whether the segment matches m.
+func fresh(ix *Index, m *Manifest) [2]bool {
+	code := ix.segs[partCode].manifest
+	narr := ix.segs[partNarrative].manifest
+	return [2]bool{
+		code.Tokenizer == m.Tokenizer && code.Ref == m.Ref && equalIDs(code.Heads, m.Heads),
+		narr.Tokenizer == m.Tokenizer && equalIDs(narr.Narrative, m.Narrative),
+	}
 }
 
 // Check reports whether the index is present and fresh, without
 // changing anything.
 func Check(r *repo.Repo) (*Status, error) {
 	st := &Status{}
-	dir := current(r)
-	if dir == "" {
+	ix, err := openCurrent(r)
+	if errors.Is(err, fs.ErrNotExist) {
 		st.Reason = "no index yet"
 		return st, nil
 	}
-	ix, err := open(dir)
 	if err != nil {
 		st.Reason = "damaged: " + err.Error()
 		return st, nil
 	}
 	defer ix.Close()
-	st.Present, st.Dir, st.Docs = true, dir, ix.Docs()
+	st.Present, st.Dir, st.Docs = true, Dir(r), ix.Docs()
 	m, err := CurrentManifest(r)
 	if err != nil {
 		return nil, err
@@ -318,6 +355,8 @@ func Check(r *repo.Repo) (*Status, error) {
 
 func staleReason(old, now *Manifest) string {
 	switch {
+	case old.Tokenizer != now.Tokenizer:
+		return "built by another version of ctx"
 	case old.Ref != now.Ref:
 		return "the current ref changed"
 	case !equalIDs(old.Heads, now.Heads):
@@ -329,29 +368,28 @@ func staleReason(old, now *Manifest) string {
 
 // Open returns the index, fresh: when it is missing, damaged or does not
 // match the store (a new commit, pulled heads, a narrative file edited),
-// it is rebuilt first. rebuilt reports that it was.
+// the stale segments are rebuilt first. rebuilt reports that some were.
 func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebuilt bool, err error) {
 	m, err := CurrentManifest(r)
 	if err != nil {
 		return nil, false, err
 	}
-	if dir := current(r); dir != "" {
-		if ix, err := open(dir); err == nil {
-			if ix.Manifest.Equal(m) {
-				return ix, false, nil
-			}
-			ix.Close()
+	if ix, err := openCurrent(r); err == nil {
+		if ix.Manifest.Equal(m) {
+			return ix, false, nil
 		}
+		ix.Close()
 	}
 	opts.IfStale = true
 	ix, st, err := Rebuild(ctx, r, opts)
 	return ix, err == nil && st != nil, err
 }
 
-// Rebuild writes a new generation of the whole index and makes it
-// current, under the index lock (a second process waiting for it uses
-// the generation the first wrote, if it is fresh). A crash at any point
-// leaves the old generation current, or the new one complete.
+// Rebuild writes new segments and makes them current, under the index
+// lock. With opts.IfStale it rebuilds only the segments that no longer
+// match the store (none, when another process rebuilt them while this
+// one waited for the lock; then BuildStats is nil). A crash at any point
+// leaves the old segments current, or the new ones complete.
 func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *BuildStats, error) {
 	dir := Dir(r)
 	if err := atomicfile.MkdirAll(dir); err != nil {
@@ -368,61 +406,95 @@ func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *Bui
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.IfStale {
-		// Another process may have rebuilt it while this one waited.
-		if cur := current(r); cur != "" {
-			if ix, err := open(cur); err == nil {
-				if ix.Manifest.Equal(m) {
-					return ix, nil, nil
-				}
-				ix.Close()
-			}
+	keep := [2]bool{}
+	old, err := openCurrent(r)
+	if err == nil {
+		if opts.IfStale {
+			keep = fresh(old, m)
 		}
+		defer old.Close()
 	}
-	var suffix [8]byte
-	if _, err := rand.Read(suffix[:]); err != nil {
-		return nil, nil, err
+	if keep[partCode] && keep[partNarrative] {
+		old.Close()
+		ix, err := openCurrent(r)
+		return ix, nil, err
 	}
-	name := hex.EncodeToString(suffix[:])
-	tmp := filepath.Join(dir, tmpPrefix+name)
-	st, err := build(ctx, r, tmp, m, opts)
-	if err != nil {
-		os.RemoveAll(tmp)
-		return nil, nil, err
-	}
-	fault.Hit("index.built")
-	gen := filepath.Join(dir, genPrefix+name)
-	if err := os.Rename(tmp, gen); err != nil {
-		os.RemoveAll(tmp)
-		return nil, nil, fmt.Errorf("index: %w", err)
+	var names [2]string
+	st := &BuildStats{}
+	for part := range partNames {
+		if keep[part] {
+			names[part] = filepath.Base(old.segs[part].dir)
+			continue
+		}
+		var docs []Doc
+		pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
+		if part == partCode {
+			pm.Heads = m.Heads
+			docs, err = CollectCode(ctx, r, m.Heads)
+		} else {
+			pm.Narrative = m.Narrative
+			docs, err = CollectNarrative(r)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		var suffix [8]byte
+		if _, err := rand.Read(suffix[:]); err != nil {
+			return nil, nil, err
+		}
+		name := segPrefix + hex.EncodeToString(suffix[:])
+		tmp := filepath.Join(dir, tmpPrefix+name)
+		ps, err := writeSegment(ctx, tmp, docs, pm, opts)
+		if err != nil {
+			os.RemoveAll(tmp)
+			return nil, nil, err
+		}
+		st.add(ps)
+		fault.Hit("index.built")
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			os.RemoveAll(tmp)
+			return nil, nil, fmt.Errorf("index: %w", err)
+		}
+		names[part] = name
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return nil, nil, err
 	}
 	fault.Hit("index.renamed")
-	if err := atomicfile.Write(filepath.Join(dir, currentFile), []byte(genPrefix+name+"\n"), 0o644); err != nil {
+	cur := fmt.Sprintf("%s %s\n%s %s\n", partNames[partCode], names[partCode], partNames[partNarrative], names[partNarrative])
+	if err := atomicfile.Write(filepath.Join(dir, currentFile), []byte(cur), 0o644); err != nil {
 		return nil, nil, err
 	}
 	fault.Hit("index.current")
-	removeOld(dir, genPrefix+name)
-	ix, err := open(gen)
+	if old != nil {
+		old.Close()
+	}
+	removeOld(dir, names[:])
+	ix, err := openCurrent(r)
 	if err != nil {
 		return nil, nil, err
+	}
+	st.Docs, st.Bytes = ix.Docs(), 0
+	for _, s := range ix.segs {
+		st.Bytes += s.size()
 	}
 	return ix, st, nil
 }
 
-// removeOld deletes generations other than keep and temporary
-// directories left by interrupted rebuilds. A reader that still has an
-// old generation open keeps its mapped files.
-func removeOld(dir, keep string) {
+// removeOld deletes segments other than keep and temporary directories
+// left by interrupted rebuilds. A reader that still has an old segment
+// open keeps its mapped files.
+func removeOld(dir string, keep []string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if e.IsDir() && n != keep && (strings.HasPrefix(n, genPrefix) || strings.HasPrefix(n, tmpPrefix)) {
+		if !e.IsDir() || !(strings.HasPrefix(n, segPrefix) || strings.HasPrefix(n, tmpPrefix) || strings.HasPrefix(n, "gen-")) {
+			continue
+		}
+		if n != keep[0] && n != keep[1] {
 			_ = os.RemoveAll(filepath.Join(dir, n))
 		}
 	}

@@ -121,6 +121,7 @@ func TestFreshness(t *testing.T) {
 	if err != nil || rebuilt {
 		t.Fatalf("second Open rebuilt=%v err=%v", rebuilt, err)
 	}
+	codeDir := ix.segs[partCode].dir
 	ix.Close()
 	// A hand edit of a narrative file is noticed and answered.
 	cat, err := r.Narrative().Load()
@@ -151,16 +152,20 @@ func TestFreshness(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("zebra: %v %v", titles(hits), err)
 	}
-	// One generation is left.
+	// Only the narrative's segment was rebuilt.
+	if ix.segs[partCode].dir != codeDir {
+		t.Fatalf("a narrative edit rebuilt the code segment")
+	}
+	// Two segments are left: the code's, kept, and the narrative's, new.
 	entries, _ := os.ReadDir(Dir(r))
-	gens := 0
+	segs := 0
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), genPrefix) {
-			gens++
+		if strings.HasPrefix(e.Name(), segPrefix) {
+			segs++
 		}
 	}
-	if gens != 1 {
-		t.Fatalf("%d generations left", gens)
+	if segs != 2 {
+		t.Fatalf("%d segments left", segs)
 	}
 }
 
@@ -174,12 +179,14 @@ func TestRebuildDeterministic(t *testing.T) {
 		}
 		defer ix.Close()
 		out := map[string][]byte{}
-		for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
-			b, err := os.ReadFile(filepath.Join(ix.Dir, f))
-			if err != nil {
-				t.Fatal(err)
+		for i, seg := range ix.segs {
+			for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+				b, err := os.ReadFile(filepath.Join(seg.dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[partNames[i]+"/"+f] = b
 			}
-			out[f] = b
 		}
 		return out
 	}
@@ -200,15 +207,23 @@ func TestReaderConformance(t *testing.T) {
 		for i, s := range texts {
 			docs[i] = Doc{Kind: DocFile, Title: fmt.Sprint(i), Text: s}
 		}
-		dir := filepath.Join(tb.TempDir(), "gen")
-		m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
-		if _, err := writeGeneration(context.Background(), dir, docs, m, BuildOptions{}); err != nil {
-			tb.Fatal(err)
+		// Most documents in the code segment, the rest in the narrative's:
+		// the joined numbering must not show.
+		split := len(docs) * 2 / 3
+		var segs [2]*segment
+		for i, part := range [][]Doc{docs[:split], docs[split:]} {
+			dir := filepath.Join(tb.TempDir(), partNames[i])
+			m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
+			if _, err := writeSegment(context.Background(), dir, part, m, BuildOptions{}); err != nil {
+				tb.Fatal(err)
+			}
+			s, err := openSegment(dir)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			segs[i] = s
 		}
-		ix, err := open(dir)
-		if err != nil {
-			tb.Fatal(err)
-		}
+		ix := newIndex(segs[0], segs[1])
 		tb.Cleanup(func() { ix.Close() })
 		return ix
 	})

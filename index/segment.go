@@ -1,0 +1,147 @@
+package index
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/index/text"
+)
+
+// segment is one directory of tables: the documents of one part of the
+// store (docs/INDEX.md, "Layout and segments").
+type segment struct {
+	dir      string
+	manifest *Manifest // the part of the store it was built from
+	docs     *table.Table
+	terms    *table.Table
+	keys     *table.Table
+	stats    text.Stats
+	lens     []byte // u32 little-endian per document
+	base     uint32 // the index's number of the segment's document 0
+}
+
+func (s *segment) close() error {
+	var errs []error
+	for _, t := range []*table.Table{s.docs, s.terms, s.keys} {
+		if t != nil {
+			errs = append(errs, t.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// openSegment opens the segment in dir.
+func openSegment(dir string) (_ *segment, err error) {
+	s := &segment{dir: dir}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	data, err := os.ReadFile(filepath.Join(dir, manifest))
+	if err != nil {
+		return nil, err
+	}
+	s.manifest = new(Manifest)
+	if err := s.manifest.UnmarshalText(data); err != nil {
+		return nil, err
+	}
+	for _, f := range []struct {
+		name, kind string
+		t          **table.Table
+	}{{docsFile, "docs", &s.docs}, {termsFile, "terms", &s.terms}, {keysFile, "keys", &s.keys}} {
+		t, err := table.Open(filepath.Join(dir, f.name))
+		if err != nil {
+			return nil, err
+		}
+		*f.t = t
+		if t.Kind() != f.kind {
+			return nil, fmt.Errorf("%w: %s is a %q table", ErrCorrupt, f.name, t.Kind())
+		}
+	}
+	meta, err := table.Open(filepath.Join(dir, metaFile))
+	if err != nil {
+		return nil, err
+	}
+	defer meta.Close()
+	stats, ok := meta.Get([]byte("stats"))
+	if !ok {
+		return nil, fmt.Errorf("%w: no stats", ErrCorrupt)
+	}
+	n, k := binary.Uvarint(stats)
+	tokens, k2 := binary.Uvarint(stats[max(k, 0):])
+	if k <= 0 || k2 <= 0 || n > 1<<31 || uint64(s.docs.Len()) != n {
+		return nil, fmt.Errorf("%w: bad stats", ErrCorrupt)
+	}
+	s.stats = text.Stats{Docs: uint32(n), Tokens: tokens}
+	lens, ok := meta.Get([]byte("doclens"))
+	if !ok || uint64(len(lens)) != 4*n {
+		return nil, fmt.Errorf("%w: document lengths", ErrCorrupt)
+	}
+	s.lens = append([]byte(nil), lens...) // meta is closed on return
+	return s, nil
+}
+
+// doc returns the segment's document n.
+func (s *segment) doc(n uint32) (Doc, error) {
+	var k [4]byte
+	binary.BigEndian.PutUint32(k[:], n)
+	v, ok := s.docs.Get(k[:])
+	if !ok {
+		if err := s.docs.Err(); err != nil {
+			return Doc{}, err
+		}
+		return Doc{}, fmt.Errorf("%w: no document %d", ErrCorrupt, n)
+	}
+	d, _, err := decodeRecord(v)
+	return d, err
+}
+
+// lookup returns the segment's documents under a key of namespace ns.
+func (s *segment) lookup(ns byte, key string) ([]uint32, error) {
+	v, ok := s.keys.Get(append([]byte{ns}, key...))
+	if !ok {
+		return nil, s.keys.Err()
+	}
+	docs, err := table.DecodeUvarintDeltas(nil, v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: keys %c %q: %v", ErrCorrupt, ns, key, err)
+	}
+	return docs, nil
+}
+
+func (s *segment) docLen(doc uint32) uint32 {
+	if uint64(doc)*4+4 > uint64(len(s.lens)) {
+		return 0
+	}
+	return binary.LittleEndian.Uint32(s.lens[doc*4:])
+}
+
+// postings returns the segment's postings of term and its document
+// frequency there; nil, 0 when no document has it.
+func (s *segment) postings(term string) (*postings, int) {
+	v, ok := s.terms.Get([]byte(term))
+	if !ok {
+		return nil, 0
+	}
+	df, n := binary.Uvarint(v)
+	if n <= 0 || df == 0 || df > uint64(s.stats.Docs) {
+		return &postings{err: fmt.Errorf("%w: term %q", ErrCorrupt, term)}, 1
+	}
+	return &postings{it: table.NewPositionIter(v[n:])}, int(df)
+}
+
+// size returns the bytes of the segment's files.
+func (s *segment) size() int64 {
+	var n int64
+	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+		if info, err := os.Stat(filepath.Join(s.dir, f)); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
