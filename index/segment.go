@@ -19,14 +19,15 @@ type segment struct {
 	docs     *table.Table
 	terms    *table.Table
 	keys     *table.Table
+	meta     *table.Table
 	stats    text.Stats
-	lens     []byte // u32 little-endian per document
+	lens     []byte // u32 little-endian per document, in meta's mapping
 	base     uint32 // the index's number of the segment's document 0
 }
 
 func (s *segment) close() error {
 	var errs []error
-	for _, t := range []*table.Table{s.docs, s.terms, s.keys} {
+	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta} {
 		if t != nil {
 			errs = append(errs, t.Close())
 		}
@@ -67,7 +68,7 @@ func openSegment(dir string) (_ *segment, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer meta.Close()
+	s.meta = meta
 	stats, ok := meta.Get([]byte("stats"))
 	if !ok {
 		return nil, fmt.Errorf("%w: no stats", ErrCorrupt)
@@ -82,7 +83,7 @@ func openSegment(dir string) (_ *segment, err error) {
 	if !ok || uint64(len(lens)) != 4*n {
 		return nil, fmt.Errorf("%w: document lengths", ErrCorrupt)
 	}
-	s.lens = append([]byte(nil), lens...) // meta is closed on return
+	s.lens = lens // read in place: a search touches only its documents' pages
 	return s, nil
 }
 
