@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ctx-dev/ctx/index/table"
@@ -382,7 +383,57 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 	}
 	opts.IfStale = true
 	ix, st, err := Rebuild(ctx, r, opts)
+	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
+		// A store this user cannot write (another user's checkout, a
+		// read-only mount): answer from an index built for this process.
+		ix, err := buildPrivate(ctx, r, m, opts)
+		return ix, err == nil, err
+	}
 	return ix, err == nil && st != nil, err
+}
+
+// buildPart writes the segment of one part of the store as m describes
+// it into dir, which must not exist.
+func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, opts BuildOptions) (*BuildStats, error) {
+	var docs []Doc
+	var err error
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
+	if part == partCode {
+		pm.Heads = m.Heads
+		docs, err = CollectCode(ctx, r, m.Heads)
+	} else {
+		pm.Narrative = m.Narrative
+		docs, err = CollectNarrative(r)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return writeSegment(ctx, dir, docs, pm, opts)
+}
+
+// buildPrivate builds both segments in a temporary directory outside the
+// store and opens them; the files are removed at once (their mappings
+// stay valid until Close).
+func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOptions) (*Index, error) {
+	tmp, err := os.MkdirTemp("", "ctx-index-")
+	if err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	var segs [2]*segment
+	for part := range partNames {
+		dir := filepath.Join(tmp, partNames[part])
+		if _, err = buildPart(ctx, r, m, part, dir, opts); err == nil {
+			segs[part], err = openSegment(dir)
+		}
+		if err != nil {
+			if segs[partCode] != nil {
+				segs[partCode].close()
+			}
+			return nil, err
+		}
+	}
+	return newIndex(segs[partCode], segs[partNarrative]), nil
 }
 
 // Rebuild writes new segments and makes them current, under the index
@@ -426,25 +477,13 @@ func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *Bui
 			names[part] = filepath.Base(old.segs[part].dir)
 			continue
 		}
-		var docs []Doc
-		pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
-		if part == partCode {
-			pm.Heads = m.Heads
-			docs, err = CollectCode(ctx, r, m.Heads)
-		} else {
-			pm.Narrative = m.Narrative
-			docs, err = CollectNarrative(r)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
 		var suffix [8]byte
 		if _, err := rand.Read(suffix[:]); err != nil {
 			return nil, nil, err
 		}
 		name := segPrefix + hex.EncodeToString(suffix[:])
 		tmp := filepath.Join(dir, tmpPrefix+name)
-		ps, err := writeSegment(ctx, tmp, docs, pm, opts)
+		ps, err := buildPart(ctx, r, m, part, tmp, opts)
 		if err != nil {
 			os.RemoveAll(tmp)
 			return nil, nil, err

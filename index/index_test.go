@@ -228,3 +228,25 @@ func TestReaderConformance(t *testing.T) {
 		return ix
 	})
 }
+
+// TestPrivateIndex builds the index outside a store that cannot be
+// written and answers from it.
+func TestPrivateIndex(t *testing.T) {
+	r := testStore(t)
+	m, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := buildPrivate(context.Background(), r, m, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	hits, _, err := ix.Search("exponential backoff", SearchOptions{})
+	if err != nil || len(hits) == 0 || !ix.Manifest.Equal(m) {
+		t.Fatalf("private index: %v %v", titles(hits), err)
+	}
+	if _, err := os.Stat(Dir(r)); !os.IsNotExist(err) {
+		t.Fatalf("the private build wrote into the store: %v", err)
+	}
+}
