@@ -2,36 +2,37 @@ package diag
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// rustHeader starts a rustc diagnostic: "error[E0433]: msg",
 	// "warning: msg".
-	rustHeader = regexp.MustCompile(`^(error|warning|note|help|failure-note)(?:\[([\w:]+)\])?: (.*)$`)
+	rustHeader = lazyre.New(`^(error|warning|note|help|failure-note)(?:\[([\w:]+)\])?: (.*)$`)
 	// rustArrow is the primary location: " --> src/lib.rs:3:5".
-	rustArrow = regexp.MustCompile(`^\s*--> (.+?):(\d+):(\d+)$`)
+	rustArrow = lazyre.New(`^\s*--> (.+?):(\d+):(\d+)$`)
 	// rustNote is a note or help line inside a diagnostic.
-	rustNote = regexp.MustCompile(`^\s*= (note|help): (.*)$|^(note|help): (.*)$`)
+	rustNote = lazyre.New(`^\s*= (note|help): (.*)$|^(note|help): (.*)$`)
 	// rustLint names the lint behind a warning: "#[warn(unused_variables)]".
-	rustLint = regexp.MustCompile("#\\[(?:warn|deny|forbid)\\(([\\w:]+)\\)\\]")
+	rustLint = lazyre.New("#\\[(?:warn|deny|forbid)\\(([\\w:]+)\\)\\]")
 	// rustMeta are rustc and cargo lines that summarise, not diagnose.
-	rustMeta = regexp.MustCompile(`^(error|warning): (could not compile|aborting due to|build failed|test failed, to rerun|doctest failed|\d+ targets? failed|\d+ warnings? emitted|.* generated \d+ warnings?|Recipe|process didn't exit successfully)`)
+	rustMeta = lazyre.New(`^(error|warning): (could not compile|aborting due to|build failed|test failed, to rerun|doctest failed|\d+ targets? failed|\d+ warnings? emitted|.* generated \d+ warnings?|Recipe|process didn't exit successfully)`)
 	// rustTest is a test harness result line.
-	rustTest = regexp.MustCompile(`^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?)$`)
+	rustTest = lazyre.New(`^test (.+?) \.\.\. (ok|FAILED|ignored(?:, .*)?)$`)
 	// rustTestResult is the harness summary of one test binary.
-	rustTestResult = regexp.MustCompile(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	rustTestResult = lazyre.New(`^test result: (ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored`)
 	// rustSection starts the captured output of a failed test.
-	rustSection = regexp.MustCompile(`^---- (.+?) std(out|err) ----$`)
+	rustSection = lazyre.New(`^---- (.+?) std(out|err) ----$`)
 	// rustPanic is where a test panicked; since Rust 1.73 the message
 	// follows on the next lines, before that it was quoted on the line.
-	rustPanic         = regexp.MustCompile(`^thread '(.*?)'(?: \(\d+\))? panicked at (.+?):(\d+):(\d+):$`)
-	rustPanicOld      = regexp.MustCompile(`^thread '(.*?)' panicked at '(.*)', (.+?):(\d+):(\d+)$`)
-	rustPanicOldStart = regexp.MustCompile(`^thread '(.*?)' panicked at '(.*)$`)
-	rustPanicOldEnd   = regexp.MustCompile(`^(.*)', (.+?):(\d+):(\d+)$`)
+	rustPanic         = lazyre.New(`^thread '(.*?)'(?: \(\d+\))? panicked at (.+?):(\d+):(\d+):$`)
+	rustPanicOld      = lazyre.New(`^thread '(.*?)' panicked at '(.*)', (.+?):(\d+):(\d+)$`)
+	rustPanicOldStart = lazyre.New(`^thread '(.*?)' panicked at '(.*)$`)
+	rustPanicOldEnd   = lazyre.New(`^(.*)', (.+?):(\d+):(\d+)$`)
 	// rustSnippet is a line of the source excerpt of a diagnostic.
-	rustSnippet = regexp.MustCompile(`^\s*(\d+\s*)?[|+~-]|^\s*(-->|:::)|^\s*\.\.\.$|^\s+\^`)
+	rustSnippet = lazyre.New(`^\s*(\d+\s*)?[|+~-]|^\s*(-->|:::)|^\s*\.\.\.$|^\s+\^`)
 )
 
 // cargoParser reads cargo and rustc output: human diagnostics, the

@@ -2,25 +2,26 @@ package diag
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// eslintStylish is a message of the default formatter, under a line
 	// naming the file: "  3:7  error  'x' is defined but never used  no-unused-vars".
-	eslintStylish = regexp.MustCompile(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*)$`)
+	eslintStylish = lazyre.New(`^\s+(\d+):(\d+)\s+(error|warning)\s+(.*)$`)
 	// eslintCompact: "/p/a.js: line 3, col 7, Error - msg (rule)".
-	eslintCompact = regexp.MustCompile(`^(.+?): line (\d+), col (\d+), (Error|Warning) - (.*)$`)
+	eslintCompact = lazyre.New(`^(.+?): line (\d+), col (\d+), (Error|Warning) - (.*)$`)
 	// eslintUnix: "/p/a.js:3:7: msg [Error/rule]".
-	eslintUnix = regexp.MustCompile(`^(.+?):(\d+):(\d+): (.*) \[(Error|Warning)(?:/([^\]]+))?\]$`)
+	eslintUnix = lazyre.New(`^(.+?):(\d+):(\d+): (.*) \[(Error|Warning)(?:/([^\]]+))?\]$`)
 	// eslintRule is the shape of a rule id: "semi",
 	// "@typescript-eslint/no-unused-vars", "react-hooks/exhaustive-deps".
-	eslintRule = regexp.MustCompile(`^@?[a-z0-9][\w.-]*(/[\w.-]+)*$`)
+	eslintRule = lazyre.New(`^@?[a-z0-9][\w.-]*(/[\w.-]+)*$`)
 	// eslintSummary: "✖ 6 problems (3 errors, 3 warnings)", "6 problems".
-	eslintSummary = regexp.MustCompile(`^(✖ )?\d+ problems?( \(|$)`)
+	eslintSummary = lazyre.New(`^(✖ )?\d+ problems?( \(|$)`)
 	// eslintSpaces separates the columns of the stylish formatter.
-	eslintSpaces = regexp.MustCompile(`\s{2,}`)
+	eslintSpaces = lazyre.New(`\s{2,}`)
 )
 
 // eslintFile is one file of the json formatter's output.

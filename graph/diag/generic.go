@@ -1,28 +1,29 @@
 package diag
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// genericLine is "path:line:col: message" or "path:line: message", the
 	// form of gcc, clang, mypy, shellcheck -f gcc, golangci-lint and many
 	// more.
-	genericLine = regexp.MustCompile(`^([^\s:][^:]*?):(\d+)(?::(\d+))?:\s*(.*)$`)
+	genericLine = lazyre.New(`^([^\s:][^:]*?):(\d+)(?::(\d+))?:\s*(.*)$`)
 	// genericLevel is a severity word at the start of the message:
 	// "error: …", "warning[W0612]: …", "fatal error: …".
-	genericLevel = regexp.MustCompile(`^(?i)(fatal error|error|warning|warn|note|info|hint)(?:\[([^\]]+)\])?:\s*(.*)$`)
+	genericLevel = lazyre.New(`^(?i)(fatal error|error|warning|warn|note|info|hint)(?:\[([^\]]+)\])?:\s*(.*)$`)
 	// genericTag is a severity tag at the end: "… [error]", "… (warning)".
-	genericTag = regexp.MustCompile(`^(?i)(.*?)\s*[\[(](error|warning)[\])]$`)
+	genericTag = lazyre.New(`^(?i)(.*?)\s*[\[(](error|warning)[\])]$`)
 	// genericCode is a rule or check code: a trailing "[return-value]"
 	// (mypy) or "[-Wunused-variable]" (gcc), or a leading "F401" (flake8).
-	genericCode     = regexp.MustCompile(`^(.*?)\s+\[([\w-]+)\]$`)
-	genericCodeHead = regexp.MustCompile(`^([A-Z]{1,3}\d{2,4}) (.*)$`)
+	genericCode     = lazyre.New(`^(.*?)\s+\[([\w-]+)\]$`)
+	genericCodeHead = lazyre.New(`^([A-Z]{1,3}\d{2,4}) (.*)$`)
 	// genericPath is what a file path looks like: it has a directory or
 	// an extension, and starts with neither a digit nor a dash (times,
 	// flags).
-	genericPath = regexp.MustCompile(`^[^\d\-][^\s]*(/[^\s/]+|\.[A-Za-z0-9]+)$`)
+	genericPath = lazyre.New(`^[^\d\-][^\s]*(/[^\s/]+|\.[A-Za-z0-9]+)$`)
 )
 
 // parseGeneric reads "path:line[:col]: message" lines of any tool. A

@@ -6,33 +6,34 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// goHeader is the line go build prints before a package's errors:
 	// "# example.com/m/pkg", "# example.com/m/pkg [example.com/m/pkg.test]",
 	// or for vet inside go test "# [example.com/m/pkg]".
-	goHeader = regexp.MustCompile(`^# (\S+)(?: \[\S+\])?$`)
+	goHeader = lazyre.New(`^# (\S+)(?: \[\S+\])?$`)
 	// goBuildLine is a compiler or vet diagnostic, at the start of a line.
-	goBuildLine = regexp.MustCompile(`^(vet: )?([^\s:][^:]*?):(\d+)(?::(\d+))?: (.*)$`)
+	goBuildLine = lazyre.New(`^(vet: )?([^\s:][^:]*?):(\d+)(?::(\d+))?: (.*)$`)
 	// goTestMsg is a t.Error/t.Log line: indented, a file name and a line.
-	goTestMsg = regexp.MustCompile(`^(\s+)([^\s:][^:]*\.go):(\d+): ?(.*)$`)
+	goTestMsg = lazyre.New(`^(\s+)([^\s:][^:]*\.go):(\d+): ?(.*)$`)
 	// goResult is a test's result line, indented by four spaces per level
 	// of subtest.
-	goResult = regexp.MustCompile(`^\s*--- (FAIL|PASS|SKIP): (\S+)(?: \(.*\))?$`)
+	goResult = lazyre.New(`^\s*--- (FAIL|PASS|SKIP): (\S+)(?: \(.*\))?$`)
 	// goRun is a -v progress line.
-	goRun = regexp.MustCompile(`^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`)
+	goRun = lazyre.New(`^=== (RUN|CONT|NAME|PAUSE)\s+(\S+)`)
 	// goPkgResult is a package's result line: "ok  \tpkg\t0.1s",
 	// "FAIL\tpkg [build failed]", "?   \tpkg\t[no test files]".
-	goPkgResult = regexp.MustCompile(`^(ok|FAIL|\?)\s+(\S+)(?:\s+(.*))?$`)
-	goPkgTail   = regexp.MustCompile(`^(\d+\.\d+s|\(cached\)|\[)`)
+	goPkgResult = lazyre.New(`^(ok|FAIL|\?)\s+(\S+)(?:\s+(.*))?$`)
+	goPkgTail   = lazyre.New(`^(\d+\.\d+s|\(cached\)|\[)`)
 	// goFrame is the file line of a stack frame.
-	goFrame = regexp.MustCompile(`^\t(\S+\.(?:go|s)):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goFrame = lazyre.New(`^\t(\S+\.(?:go|s)):(\d+)(?: \+0x[0-9a-f]+)?$`)
 	// goQuiet are go command lines that report progress, not problems.
-	goQuiet = regexp.MustCompile(`^go: (downloading|finding|extracting|found|added|upgraded|downgraded|removed|creating|to add|module \S+ found|updates to go.mod needed; to update it:)`)
+	goQuiet = lazyre.New(`^go: (downloading|finding|extracting|found|added|upgraded|downgraded|removed|creating|to add|module \S+ found|updates to go.mod needed; to update it:)`)
 )
 
 // goEvent is one line of go test -json (cmd/test2json), including the

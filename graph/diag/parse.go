@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 // The tools Parse recognises; Summary.Tool and Diagnostic.Tool hold them.
@@ -176,12 +177,12 @@ func newCommand(f []string) command {
 const sniffLimit = 5000
 
 var (
-	sniffTsc    = regexp.MustCompile(`(\(\d+,\d+\): | - )(error|warning) TS\d+: `)
-	sniffPytest = regexp.MustCompile(`^=+ (test session starts|FAILURES|ERRORS|short test summary info) =+$|^(FAILED|ERROR) \S+\.py(::\S+)?( - |$)`)
-	sniffRust   = regexp.MustCompile(`^\s*--> \S.*:\d+:\d+$|^test result: (ok|FAILED)\. \d+ passed`)
-	sniffESLint = regexp.MustCompile(`^\s+\d+:\d+\s+(error|warning)\s+\S|^✖ \d+ problems? \(|: line \d+, col \d+, (Error|Warning) - |:\d+:\d+: .* \[(Error|Warning)(/[^\]]+)?\]$`)
-	sniffGo     = regexp.MustCompile(`^\s*--- (FAIL|PASS|SKIP): \S|^=== RUN\s|^(ok|FAIL)\s+\S+\s+(\d+\.\d+s|\(cached\)|\[build failed\])`)
-	sniffGoPkg  = regexp.MustCompile(`^# \S+$`)
+	sniffTsc    = lazyre.New(`(\(\d+,\d+\): | - )(error|warning) TS\d+: `)
+	sniffPytest = lazyre.New(`^=+ (test session starts|FAILURES|ERRORS|short test summary info) =+$|^(FAILED|ERROR) \S+\.py(::\S+)?( - |$)`)
+	sniffRust   = lazyre.New(`^\s*--> \S.*:\d+:\d+$|^test result: (ok|FAILED)\. \d+ passed`)
+	sniffESLint = lazyre.New(`^\s+\d+:\d+\s+(error|warning)\s+\S|^✖ \d+ problems? \(|: line \d+, col \d+, (Error|Warning) - |:\d+:\d+: .* \[(Error|Warning)(/[^\]]+)?\]$`)
+	sniffGo     = lazyre.New(`^\s*--- (FAIL|PASS|SKIP): \S|^=== RUN\s|^(ok|FAIL)\s+\S+\s+(\d+\.\d+s|\(cached\)|\[build failed\])`)
+	sniffGoPkg  = lazyre.New(`^# \S+$`)
 )
 
 // sniff guesses the tool from the output when the command name does not
@@ -203,7 +204,7 @@ func sniff(lines []string) string {
 		}
 	}
 	for _, t := range []struct {
-		re   *regexp.Regexp
+		re   *lazyre.RE
 		tool string
 	}{{sniffTsc, ToolTsc}, {sniffPytest, ToolPytest}, {sniffRust, ToolCargo}, {sniffESLint, ToolESLint}, {sniffGo, ToolGoTest}} {
 		for _, s := range lines {
@@ -222,7 +223,7 @@ func sniff(lines []string) string {
 
 // ansi matches terminal escape sequences: CSI (colours, cursor motion)
 // and OSC (hyperlinks, titles).
-var ansi = regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(\x07|\x1b\\\\)?|\x1b[@-Z\\\\-_]")
+var ansi = lazyre.New("\x1b\\[[0-9;?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(\x07|\x1b\\\\)?|\x1b[@-Z\\\\-_]")
 
 // splitLines splits output into lines without their ends, with escape
 // sequences removed. A carriage return inside a line (a progress bar
@@ -240,7 +241,7 @@ func splitLines(output []byte) []string {
 			s = s[j+1:]
 		}
 		if hasEsc {
-			s = ansi.ReplaceAllString(s, "")
+			s = ansi.Regexp().ReplaceAllString(s, "")
 		}
 		lines[i] = s
 	}

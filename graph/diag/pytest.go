@@ -1,30 +1,31 @@
 package diag
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// pytestBanner is a section banner: "==== FAILURES ====".
-	pytestBanner = regexp.MustCompile(`^={3,} ?(.*?) ?={3,}$`)
+	pytestBanner = lazyre.New(`^={3,} ?(.*?) ?={3,}$`)
 	// pytestHeader starts one report inside a section: "____ test_x ____".
-	pytestHeader = regexp.MustCompile(`^_{3,} (.+?) _{3,}$`)
+	pytestHeader = lazyre.New(`^_{3,} (.+?) _{3,}$`)
 	// pytestCaptured starts captured output inside a report.
-	pytestCaptured = regexp.MustCompile(`^-{3,} ?(.*?) ?-{3,}$`)
+	pytestCaptured = lazyre.New(`^-{3,} ?(.*?) ?-{3,}$`)
 	// pytestLoc is a traceback location: "tests/test_x.py:12: AssertionError"
 	// for the raising frame, "shop/cart.py:8: in total" for the others.
-	pytestLoc = regexp.MustCompile(`^(\S+\.py):(\d+): (.+)$`)
+	pytestLoc = lazyre.New(`^(\S+\.py):(\d+): (.+)$`)
 	// pytestFileLine is a SyntaxError's location in an E line.
-	pytestFileLine = regexp.MustCompile(`File "(.+?)", line (\d+)`)
+	pytestFileLine = lazyre.New(`File "(.+?)", line (\d+)`)
 	// pytestShort is a line of the short test summary.
-	pytestShort = regexp.MustCompile(`^(FAILED|ERROR) (.+?)(?: - (.*))?$`)
+	pytestShort = lazyre.New(`^(FAILED|ERROR) (.+?)(?: - (.*))?$`)
 	// pytestCounts is the final summary: "1 failed, 14 passed in 0.12s",
 	// with or without the = banner.
-	pytestCounts = regexp.MustCompile(`^=*\s*((?:\d+ \w+|no tests ran)(?:, \d+ \w+)*) in [\d.]+s\b.*?=*$`)
-	pytestCount  = regexp.MustCompile(`(\d+) (\w+)`)
+	pytestCounts = lazyre.New(`^=*\s*((?:\d+ \w+|no tests ran)(?:, \d+ \w+)*) in [\d.]+s\b.*?=*$`)
+	pytestCount  = lazyre.New(`(\d+) (\w+)`)
 	// pytestWarning is a warning in the warnings summary.
-	pytestWarning = regexp.MustCompile(`^\s+(\S+\.py):(\d+): (\w+): (.*)$`)
+	pytestWarning = lazyre.New(`^\s+(\S+\.py):(\d+): (\w+): (.*)$`)
 )
 
 // pytestReport is one report of the FAILURES or ERRORS section.

@@ -1,26 +1,27 @@
 package diag
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/lazyre"
 )
 
 var (
 	// tscPlain is tsc's default form when not on a terminal:
 	// "src/a.ts(3,5): error TS2304: msg".
-	tscPlain = regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
+	tscPlain = lazyre.New(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
 	// tscPretty is the --pretty form: "src/a.ts:3:5 - error TS2304: msg".
-	tscPretty = regexp.MustCompile(`^(.+?):(\d+):(\d+) - (error|warning|message) (TS\d+): (.*)$`)
+	tscPretty = lazyre.New(`^(.+?):(\d+):(\d+) - (error|warning|message) (TS\d+): (.*)$`)
 	// tscGlobal is a diagnostic without a file: "error TS5058: msg".
-	tscGlobal = regexp.MustCompile(`^(error|warning|message) (TS\d+): (.*)$`)
+	tscGlobal = lazyre.New(`^(error|warning|message) (TS\d+): (.*)$`)
 	// tscRelated is related information in the pretty form:
 	// "  src/a.ts:9:32 - 'age' is declared here."
-	tscRelated = regexp.MustCompile(`^\s+(.+?):(\d+):(\d+) - (.*)$`)
+	tscRelated = lazyre.New(`^\s+(.+?):(\d+):(\d+) - (.*)$`)
 	// tscFound is the pretty summary: "Found 6 errors in 2 files.",
 	// "[12:00:00 PM] Found 0 errors. Watching for file changes."
-	tscFound = regexp.MustCompile(`(^|\] )Found \d+ errors?\b`)
+	tscFound = lazyre.New(`(^|\] )Found \d+ errors?\b`)
 	// tscSnippet is a source line or an underline of the pretty form.
-	tscSnippet = regexp.MustCompile(`^\s*\d+ |^\s*~+\s*$|^\s+[\s~]*~[\s~]*$`)
+	tscSnippet = lazyre.New(`^\s*\d+ |^\s*~+\s*$|^\s+[\s~]*~[\s~]*$`)
 )
 
 // parseTsc reads tsc output in both forms. A message chain continues on
