@@ -69,7 +69,7 @@ type termPost struct {
 
 // writeSegment writes the files of a segment of docs, numbered in
 // the order given, into dir, which must not exist.
-func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts BuildOptions) (*BuildStats, error) {
+func writeSegment(ctx context.Context, dir string, docs []Doc, adj *adjacency, m *Manifest, opts BuildOptions) (*BuildStats, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -176,6 +176,12 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 		return nil, err
 	}
 
+	if adj != nil {
+		if err := adj.write(dir, keys); err != nil {
+			return nil, err
+		}
+	}
+
 	// Terms, sorted.
 	names := make([]string, 0, len(terms))
 	for t := range terms {
@@ -250,7 +256,7 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	if err := atomicfile.Write(filepath.Join(dir, manifest), text, 0o644); err != nil {
 		return nil, err
 	}
-	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
 		if info, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			st.Bytes += info.Size()
 		}

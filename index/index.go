@@ -396,11 +396,14 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 // it into dir, which must not exist.
 func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, opts BuildOptions) (*BuildStats, error) {
 	var docs []Doc
+	var adj *adjacency
 	var err error
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
 	if part == partCode {
 		pm.Heads = m.Heads
-		docs, err = CollectCode(ctx, r, m.Heads)
+		if docs, err = CollectCode(ctx, r, m.Heads); err == nil {
+			adj, err = collectAdjacency(ctx, r, m.Heads)
+		}
 	} else {
 		pm.Narrative = m.Narrative
 		docs, err = CollectNarrative(r)
@@ -408,7 +411,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 	if err != nil {
 		return nil, err
 	}
-	return writeSegment(ctx, dir, docs, pm, opts)
+	return writeSegment(ctx, dir, docs, adj, pm, opts)
 }
 
 // buildPrivate builds both segments in a temporary directory outside the

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
@@ -103,6 +105,26 @@ func TestSearchAndLookup(t *testing.T) {
 	if docs, err := ix.Lookup("path", "retry/backoff.go"); err != nil || len(docs) != 1 {
 		t.Fatalf("lookup path: %v %v", docs, err)
 	}
+	// Adjacency: the file defines its items; the package contains it;
+	// the diagnostic references it.
+	out, err := ix.Neighbors("file:net/client.go", true, graph.Defines)
+	if err != nil || len(out) != 2 || out[0].Node.Name() != "item:example.com/m/net.Client" || out[1].Node.Name() != "item:example.com/m/net.Client.Connect" {
+		t.Fatalf("defines out of net/client.go: %+v %v", out, err)
+	}
+	in, err := ix.Neighbors("file:net/client.go", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ins []string
+	for _, n := range in {
+		ins = append(ins, string(n.Label)+" "+string(n.Node.Kind))
+	}
+	if !slices.Contains(ins, "contains package") || !slices.Contains(ins, "references diagnostic") {
+		t.Fatalf("edges into net/client.go: %v", ins)
+	}
+	if none, err := ix.Neighbors("file:nowhere.go", true); err != nil || len(none) != 0 {
+		t.Fatalf("unknown node: %v %v", none, err)
+	}
 }
 
 func TestFreshness(t *testing.T) {
@@ -180,9 +202,9 @@ func TestRebuildDeterministic(t *testing.T) {
 		defer ix.Close()
 		out := map[string][]byte{}
 		for i, seg := range ix.segs {
-			for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+			for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
 				b, err := os.ReadFile(filepath.Join(seg.dir, f))
-				if err != nil {
+				if err != nil && !(i == partNarrative && os.IsNotExist(err)) {
 					t.Fatal(err)
 				}
 				out[partNames[i]+"/"+f] = b
@@ -214,7 +236,7 @@ func TestReaderConformance(t *testing.T) {
 		for i, part := range [][]Doc{docs[:split], docs[split:]} {
 			dir := filepath.Join(tb.TempDir(), partNames[i])
 			m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
-			if _, err := writeSegment(context.Background(), dir, part, m, BuildOptions{}); err != nil {
+			if _, err := writeSegment(context.Background(), dir, part, nil, m, BuildOptions{}); err != nil {
 				tb.Fatal(err)
 			}
 			s, err := openSegment(dir)

@@ -20,6 +20,8 @@ type segment struct {
 	terms    *table.Table
 	keys     *table.Table
 	meta     *table.Table
+	nodes    *table.Table // the code segment's graph: nil elsewhere
+	adj      *table.Table
 	stats    text.Stats
 	lens     []byte // u32 little-endian per document, in meta's mapping
 	base     uint32 // the index's number of the segment's document 0
@@ -27,7 +29,7 @@ type segment struct {
 
 func (s *segment) close() error {
 	var errs []error
-	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta} {
+	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta, s.nodes, s.adj} {
 		if t != nil {
 			errs = append(errs, t.Close())
 		}
@@ -51,24 +53,19 @@ func openSegment(dir string) (_ *segment, err error) {
 	if err := s.manifest.UnmarshalText(data); err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		name, kind string
-		t          **table.Table
-	}{{docsFile, "docs", &s.docs}, {termsFile, "terms", &s.terms}, {keysFile, "keys", &s.keys}} {
-		t, err := table.Open(filepath.Join(dir, f.name))
-		if err != nil {
-			return nil, err
-		}
-		*f.t = t
-		if t.Kind() != f.kind {
-			return nil, fmt.Errorf("%w: %s is a %q table", ErrCorrupt, f.name, t.Kind())
-		}
+	if err := openTables(dir, []tableSpec{{docsFile, "docs", &s.docs}, {termsFile, "terms", &s.terms}, {keysFile, "keys", &s.keys}}); err != nil {
+		return nil, err
 	}
 	meta, err := table.Open(filepath.Join(dir, metaFile))
 	if err != nil {
 		return nil, err
 	}
 	s.meta = meta
+	if _, err := os.Stat(filepath.Join(dir, adjFile)); err == nil {
+		if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &s.nodes}, {adjFile, "adj", &s.adj}}); err != nil {
+			return nil, err
+		}
+	}
 	stats, ok := meta.Get([]byte("stats"))
 	if !ok {
 		return nil, fmt.Errorf("%w: no stats", ErrCorrupt)
@@ -139,10 +136,33 @@ func (s *segment) postings(term string) (*postings, int) {
 // size returns the bytes of the segment's files.
 func (s *segment) size() int64 {
 	var n int64
-	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest} {
+	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
 		if info, err := os.Stat(filepath.Join(s.dir, f)); err == nil {
 			n += info.Size()
 		}
 	}
 	return n
+}
+
+// tableSpec names a table file of a segment, its kind and where the open
+// table goes.
+type tableSpec struct {
+	name, kind string
+	t          **table.Table
+}
+
+// openTables opens the tables of specs in dir and checks their kinds.
+// The tables opened stay in place on error, for the caller to close.
+func openTables(dir string, specs []tableSpec) error {
+	for _, f := range specs {
+		t, err := table.Open(filepath.Join(dir, f.name))
+		if err != nil {
+			return err
+		}
+		*f.t = t
+		if t.Kind() != f.kind {
+			return fmt.Errorf("%w: %s is a %q table", ErrCorrupt, f.name, t.Kind())
+		}
+	}
+	return nil
 }

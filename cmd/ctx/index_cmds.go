@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -129,8 +130,9 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 
 // DebugIndexCmd is `ctx debug index`.
 type DebugIndexCmd struct {
-	Namespace string `arg:"" enum:"path,key,name,node,kind,term" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, or term (full-text)."`
-	Key       string `arg:"" help:"The key to look up."`
+	Namespace string   `arg:"" enum:"path,key,name,node,kind,term,out,in" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, term (full-text), or out/in (the graph's edges from/to a node named kind:key)."`
+	Key       string   `arg:"" help:"The key to look up (for out and in: a node as kind:key, e.g. item:net/http.Client.Do or file:net/http/client.go)."`
+	Label     []string `short:"l" name:"label" placeholder:"LABEL" help:"With out or in: only edges of this label. Repeatable."`
 }
 
 // Run looks a key up in one index.
@@ -140,6 +142,9 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 		return err
 	}
 	defer ix.Close()
+	if c.Namespace == "out" || c.Namespace == "in" {
+		return c.neighbors(app, ix)
+	}
 	var docs []uint32
 	if c.Namespace == "term" {
 		p, df := ix.Postings(c.Key)
@@ -177,6 +182,45 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 	}
 	for _, e := range out {
 		app.printf("%6d  %-11s %s  %s\n", e.Doc, e.Kind, e.Node, e.Title)
+	}
+	return nil
+}
+
+// neighbors prints the edges out of or into a node, from the index.
+func (c *DebugIndexCmd) neighbors(app *App, ix *index.Index) error {
+	var labels []graph.Label
+	for _, l := range c.Label {
+		lb, err := graph.ParseLabel(l)
+		if err != nil {
+			return &usageError{err: err, cmd: "debug index"}
+		}
+		labels = append(labels, lb)
+	}
+	ns, err := ix.Neighbors(c.Key, c.Namespace == "out", labels...)
+	if err != nil {
+		return err
+	}
+	type entry struct {
+		Label string `json:"label"`
+		Node  string `json:"node"`
+		ID    string `json:"id"`
+	}
+	out := make([]entry, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, entry{Label: string(n.Label), Node: n.Node.Name(), ID: n.Node.ID.String()})
+	}
+	if app.Globals.JSON {
+		return app.emit(out)
+	}
+	if len(out) == 0 {
+		app.printf("%s %s: no edges in the index\n", c.Namespace, c.Key)
+	}
+	arrow := "->"
+	if c.Namespace == "in" {
+		arrow = "<-"
+	}
+	for _, e := range out {
+		app.printf("%s %-16s %s\n", arrow, e.Label, e.Node)
 	}
 	return nil
 }

@@ -1,0 +1,217 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// The adjacency files of the code segment (docs/INDEX.md, "Adjacency").
+const (
+	nodesFile = "nodes.tbl" // kind "nodes": node number (u32 big-endian) → 32-byte id | str kind | str key
+	adjFile   = "adj.tbl"   // kind "adj": 'o'|'i' | node number (u32 BE) | label → neighbour numbers (uvarint deltas)
+	nsGraph   = 'g'         // keys: node name ("kind:key") → its node number
+)
+
+// adjacency is the commit-recorded graph of the heads, numbered.
+type adjacency struct {
+	nodes []graph.NodeID      // by number: sorted by kind, key, id
+	out   map[adjKey][]uint32 // sorted neighbours
+	in    map[adjKey][]uint32 //
+}
+
+type adjKey struct {
+	node  uint32
+	label graph.Label
+}
+
+// collectAdjacency builds the graph of the heads without the narrative's
+// edges (edge batches, code, build graphs, diagnostics) and numbers its
+// nodes deterministically.
+func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID) (*adjacency, error) {
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, NoNarrative: true})
+	if err != nil {
+		return nil, fmt.Errorf("index: graph: %w", err)
+	}
+	n := g.Len()
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool {
+		x, y := g.Node(order[a]), g.Node(order[b])
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		if x.Key != y.Key {
+			return x.Key < y.Key
+		}
+		return x.ID.Compare(y.ID) < 0
+	})
+	num := make([]uint32, n)
+	a := &adjacency{nodes: make([]graph.NodeID, n), out: map[adjKey][]uint32{}, in: map[adjKey][]uint32{}}
+	for k, i := range order {
+		num[i] = uint32(k)
+		a.nodes[k] = g.Node(i)
+	}
+	for i := int32(0); i < int32(n); i++ {
+		for _, e := range g.Out(i) {
+			edge := g.Edge(e)
+			to, ok := g.Lookup(edge.To.ID)
+			if !ok {
+				continue
+			}
+			ok1 := adjKey{num[i], edge.Label}
+			a.out[ok1] = append(a.out[ok1], num[to])
+			ik := adjKey{num[to], edge.Label}
+			a.in[ik] = append(a.in[ik], num[i])
+		}
+	}
+	for _, m := range []map[adjKey][]uint32{a.out, a.in} {
+		for k, l := range m {
+			sort.Slice(l, func(x, y int) bool { return l[x] < l[y] })
+			m[k] = dedup(l)
+		}
+	}
+	return a, nil
+}
+
+func dedup(l []uint32) []uint32 {
+	out := l[:0]
+	for i, v := range l {
+		if i == 0 || v != l[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// write writes nodes.tbl and adj.tbl into dir and adds the node names to
+// the keys.
+func (a *adjacency) write(dir string, keys map[string][]uint32) error {
+	nodesOut, err := newTableFile(filepath.Join(dir, nodesFile), "nodes")
+	if err != nil {
+		return err
+	}
+	defer nodesOut.abort()
+	var k [4]byte
+	var v []byte
+	for i, n := range a.nodes {
+		binary.BigEndian.PutUint32(k[:], uint32(i))
+		v = append(v[:0], n.ID[:]...)
+		v = appendString(v, string(n.Kind))
+		v = appendString(v, n.Key)
+		if err := nodesOut.w.Add(k[:], v); err != nil {
+			return err
+		}
+		keys[string(nsGraph)+n.Name()] = append(keys[string(nsGraph)+n.Name()], uint32(i))
+	}
+	if err := nodesOut.close(); err != nil {
+		return err
+	}
+	type entry struct {
+		key  string
+		list []uint32
+	}
+	var entries []entry
+	for dir, m := range map[byte]map[adjKey][]uint32{'o': a.out, 'i': a.in} {
+		for ak, l := range m {
+			var kb [5]byte
+			kb[0] = dir
+			binary.BigEndian.PutUint32(kb[1:], ak.node)
+			entries = append(entries, entry{string(kb[:]) + string(ak.label), l})
+		}
+	}
+	sort.Slice(entries, func(x, y int) bool { return entries[x].key < entries[y].key })
+	adjOut, err := newTableFile(filepath.Join(dir, adjFile), "adj")
+	if err != nil {
+		return err
+	}
+	defer adjOut.abort()
+	for _, e := range entries {
+		if err := adjOut.w.Add([]byte(e.key), table.AppendUvarintDeltas(v[:0], e.list)); err != nil {
+			return err
+		}
+	}
+	return adjOut.close()
+}
+
+// Neighbor is a node next to another in the graph.
+type Neighbor struct {
+	Label graph.Label
+	Node  graph.NodeID
+}
+
+// Neighbors returns the nodes next to the node named name ("kind:key",
+// as graph.NodeID.Name gives it: "item:net/http.Client.Do",
+// "file:net/http/client.go") over the commit-recorded edges of the heads
+// (edge batches, code, build graphs, diagnostics; the narrative's own
+// edges are not in the index), out of it or into it, over the labels
+// given (none: all). Neighbours come sorted by label, then node.
+func (ix *Index) Neighbors(name string, out bool, labels ...graph.Label) ([]Neighbor, error) {
+	s := ix.segs[partCode]
+	if s.adj == nil {
+		return nil, nil
+	}
+	nums, err := s.lookup(nsGraph, name)
+	if err != nil || len(nums) == 0 {
+		return nil, err
+	}
+	var prefix [5]byte
+	prefix[0] = 'i'
+	if out {
+		prefix[0] = 'o'
+	}
+	binary.BigEndian.PutUint32(prefix[1:], nums[0])
+	want := map[graph.Label]bool{}
+	for _, l := range labels {
+		want[l] = true
+	}
+	var res []Neighbor
+	it := s.adj.Prefix(prefix[:])
+	for it.Next() {
+		label := graph.Label(strings.Clone(string(it.Key()[5:])))
+		if len(want) > 0 && !want[label] {
+			continue
+		}
+		list, err := table.DecodeUvarintDeltas(nil, it.Value())
+		if err != nil {
+			return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
+		}
+		for _, n := range list {
+			node, err := s.node(n)
+			if err != nil {
+				return nil, err
+			}
+			res = append(res, Neighbor{Label: label, Node: node})
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// node returns node n of the segment's graph.
+func (s *segment) node(n uint32) (graph.NodeID, error) {
+	var k [4]byte
+	binary.BigEndian.PutUint32(k[:], n)
+	v, ok := s.nodes.Get(k[:])
+	if !ok || len(v) < object.IDSize {
+		return graph.NodeID{}, fmt.Errorf("%w: no node %d", ErrCorrupt, n)
+	}
+	var id graph.NodeID
+	copy(id.ID[:], v)
+	r := &recordReader{b: v[object.IDSize:]}
+	id.Kind = graph.NodeKind(r.string())
+	id.Key = r.string()
+	return id, r.err
+}
