@@ -3,7 +3,9 @@ package index
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -14,7 +16,7 @@ import (
 	"github.com/ctx-dev/ctx/repo"
 )
 
-// The adjacency files of the code segment (docs/INDEX.md, "Adjacency").
+// The files of the graph segment (docs/INDEX.md, "Adjacency").
 const (
 	nodesFile = "nodes.tbl" // kind "nodes": node number (u32 big-endian) → 32-byte id | str kind | str key
 	adjFile   = "adj.tbl"   // kind "adj": 'o'|'i' | node number (u32 BE) | label → neighbour numbers (uvarint deltas)
@@ -94,8 +96,33 @@ func dedup(l []uint32) []uint32 {
 	return out
 }
 
+// writeGraphSegment writes a graph segment into dir, which must not
+// exist: nodes.tbl, adj.tbl, keys.tbl (node names) and the manifest.
+func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	keys := map[string][]uint32{}
+	if err := a.write(dir, keys); err != nil {
+		return nil, err
+	}
+	if err := writeKeys(dir, keys); err != nil {
+		return nil, err
+	}
+	if err := writeManifest(dir, m); err != nil {
+		return nil, err
+	}
+	st := &BuildStats{Keys: len(keys)}
+	for _, f := range []string{nodesFile, adjFile, keysFile, manifest} {
+		if info, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			st.Bytes += info.Size()
+		}
+	}
+	return st, nil
+}
+
 // write writes nodes.tbl and adj.tbl into dir and adds the node names to
-// the keys.
+// keys.
 func (a *adjacency) write(dir string, keys map[string][]uint32) error {
 	nodesOut, err := newTableFile(filepath.Join(dir, nodesFile), "nodes")
 	if err != nil {
@@ -150,20 +177,72 @@ type Neighbor struct {
 	Node  graph.NodeID
 }
 
+// GraphIndex is the open graph segment: the adjacency of the heads'
+// commit-recorded graph.
+type GraphIndex struct {
+	dir   string
+	nodes *table.Table
+	adj   *table.Table
+	keys  *table.Table
+}
+
+// Close unmaps the tables.
+func (gx *GraphIndex) Close() error {
+	var errs []error
+	for _, t := range []*table.Table{gx.nodes, gx.adj, gx.keys} {
+		if t != nil {
+			errs = append(errs, t.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func openGraphSegment(dir string) (*GraphIndex, error) {
+	gx := &GraphIndex{dir: dir}
+	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &gx.nodes}, {adjFile, "adj", &gx.adj}, {keysFile, "keys", &gx.keys}}); err != nil {
+		gx.Close()
+		return nil, err
+	}
+	return gx, nil
+}
+
+// OpenGraph returns the graph segment, fresh: built, under the index
+// lock, when it is missing or the heads moved since it was. It is not
+// part of what a search needs, so only its first user pays for it.
+func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
+	m, err := CurrentManifest(r)
+	if err != nil {
+		return nil, err
+	}
+	if dir := current(r)[partGraph]; dir != "" && partFresh(partGraph, readManifest(dir), m) {
+		if gx, err := openGraphSegment(dir); err == nil {
+			return gx, nil
+		}
+	}
+	if _, err := rebuild(ctx, r, BuildOptions{IfStale: true}, [3]bool{false, false, true}); err != nil {
+		return nil, err
+	}
+	dir := current(r)[partGraph]
+	if dir == "" {
+		return nil, fmt.Errorf("%w: no graph segment after a rebuild", ErrCorrupt)
+	}
+	return openGraphSegment(dir)
+}
+
 // Neighbors returns the nodes next to the node named name ("kind:key",
 // as graph.NodeID.Name gives it: "item:net/http.Client.Do",
 // "file:net/http/client.go") over the commit-recorded edges of the heads
 // (edge batches, code, build graphs, diagnostics; the narrative's own
 // edges are not in the index), out of it or into it, over the labels
 // given (none: all). Neighbours come sorted by label, then node.
-func (ix *Index) Neighbors(name string, out bool, labels ...graph.Label) ([]Neighbor, error) {
-	s := ix.segs[partCode]
-	if s.adj == nil {
-		return nil, nil
+func (gx *GraphIndex) Neighbors(name string, out bool, labels ...graph.Label) ([]Neighbor, error) {
+	v, ok := gx.keys.Get(append([]byte{nsGraph}, name...))
+	if !ok {
+		return nil, gx.keys.Err()
 	}
-	nums, err := s.lookup(nsGraph, name)
+	nums, err := table.DecodeUvarintDeltas(nil, v)
 	if err != nil || len(nums) == 0 {
-		return nil, err
+		return nil, fmt.Errorf("%w: graph key %q", ErrCorrupt, name)
 	}
 	var prefix [5]byte
 	prefix[0] = 'i'
@@ -176,7 +255,7 @@ func (ix *Index) Neighbors(name string, out bool, labels ...graph.Label) ([]Neig
 		want[l] = true
 	}
 	var res []Neighbor
-	it := s.adj.Prefix(prefix[:])
+	it := gx.adj.Prefix(prefix[:])
 	for it.Next() {
 		label := graph.Label(strings.Clone(string(it.Key()[5:])))
 		if len(want) > 0 && !want[label] {
@@ -187,7 +266,7 @@ func (ix *Index) Neighbors(name string, out bool, labels ...graph.Label) ([]Neig
 			return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
 		}
 		for _, n := range list {
-			node, err := s.node(n)
+			node, err := gx.node(n)
 			if err != nil {
 				return nil, err
 			}
@@ -200,11 +279,11 @@ func (ix *Index) Neighbors(name string, out bool, labels ...graph.Label) ([]Neig
 	return res, nil
 }
 
-// node returns node n of the segment's graph.
-func (s *segment) node(n uint32) (graph.NodeID, error) {
+// node returns node n of the graph.
+func (gx *GraphIndex) node(n uint32) (graph.NodeID, error) {
 	var k [4]byte
 	binary.BigEndian.PutUint32(k[:], n)
-	v, ok := s.nodes.Get(k[:])
+	v, ok := gx.nodes.Get(k[:])
 	if !ok || len(v) < object.IDSize {
 		return graph.NodeID{}, fmt.Errorf("%w: no node %d", ErrCorrupt, n)
 	}

@@ -37,6 +37,9 @@ const (
 
 // BuildOptions configure Build.
 type BuildOptions struct {
+	// Graph makes Rebuild also rebuild the graph's adjacency, which is
+	// otherwise built when first asked for (OpenGraph).
+	Graph bool
 	// IfStale makes Rebuild keep the current segments that match the
 	// store (the narrative's after a commit; both when another process
 	// rebuilt them while this one waited).
@@ -69,7 +72,7 @@ type termPost struct {
 
 // writeSegment writes the files of a segment of docs, numbered in
 // the order given, into dir, which must not exist.
-func writeSegment(ctx context.Context, dir string, docs []Doc, adj *adjacency, m *Manifest, opts BuildOptions) (*BuildStats, error) {
+func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts BuildOptions) (*BuildStats, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
@@ -176,12 +179,6 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, adj *adjacency, m
 		return nil, err
 	}
 
-	if adj != nil {
-		if err := adj.write(dir, keys); err != nil {
-			return nil, err
-		}
-	}
-
 	// Terms, sorted.
 	names := make([]string, 0, len(terms))
 	for t := range terms {
@@ -211,26 +208,10 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, adj *adjacency, m
 	}
 	st.Terms = len(names)
 
-	// Keys, sorted.
-	knames := make([]string, 0, len(keys))
-	for k := range keys {
-		knames = append(knames, k)
-	}
-	sort.Strings(knames)
-	keysOut, err := newTableFile(filepath.Join(dir, keysFile), "keys")
-	if err != nil {
+	if err := writeKeys(dir, keys); err != nil {
 		return nil, err
 	}
-	defer keysOut.abort()
-	for _, k := range knames {
-		if err := keysOut.w.Add([]byte(k), table.AppendUvarintDeltas(val[:0], keys[k])); err != nil {
-			return nil, err
-		}
-	}
-	if err := keysOut.close(); err != nil {
-		return nil, err
-	}
-	st.Keys = len(knames)
+	st.Keys = len(keys)
 
 	// Statistics and document lengths.
 	metaOut, err := newTableFile(filepath.Join(dir, metaFile), "meta")
@@ -249,11 +230,7 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, adj *adjacency, m
 		return nil, err
 	}
 
-	text, err := m.MarshalText()
-	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(filepath.Join(dir, manifest), text, 0o644); err != nil {
+	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
 	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
@@ -317,4 +294,34 @@ func (t *tableFile) abort() {
 		t.done = true
 		_ = t.f.Close()
 	}
+}
+
+// writeKeys writes keys.tbl: each key with its sorted numbers.
+func writeKeys(dir string, keys map[string][]uint32) error {
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out, err := newTableFile(filepath.Join(dir, keysFile), "keys")
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	var val []byte
+	for _, k := range names {
+		if err := out.w.Add([]byte(k), table.AppendUvarintDeltas(val[:0], keys[k])); err != nil {
+			return err
+		}
+	}
+	return out.close()
+}
+
+// writeManifest writes a segment's manifest, crash-safely.
+func writeManifest(dir string, m *Manifest) error {
+	text, err := m.MarshalText()
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, manifest), text, 0o644)
 }

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -48,13 +49,15 @@ type Index struct {
 	stats    text.Stats
 }
 
-// The parts of the index, in document order.
+// The parts of the index: the two text segments, in document order, and
+// the graph's adjacency, built when first asked for.
 const (
 	partCode = iota
 	partNarrative
+	partGraph
 )
 
-var partNames = [2]string{"code", "narrative"}
+var partNames = [3]string{"code", "narrative", "graph"}
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
@@ -278,32 +281,29 @@ type Status struct {
 	Reason  string `json:"reason,omitempty"`
 }
 
-// current returns the segment directories CURRENT names (code, then
-// narrative), or nil.
-func current(r *repo.Repo) []string {
+// current returns the segment directories CURRENT names, by part; ""
+// for a part it does not name.
+func current(r *repo.Repo) [3]string {
+	var dirs [3]string
 	data, err := os.ReadFile(filepath.Join(Dir(r), currentFile))
 	if err != nil {
-		return nil
+		return dirs
 	}
-	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
-	if len(lines) != 2 {
-		return nil
-	}
-	dirs := make([]string, 2)
-	for i, l := range lines {
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		part, name, ok := strings.Cut(l, " ")
-		if !ok || part != partNames[i] || !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, "/\\") {
-			return nil
+		i := slices.Index(partNames[:], part)
+		if !ok || i < 0 || !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, "/\\") {
+			return [3]string{}
 		}
 		dirs[i] = filepath.Join(Dir(r), name)
 	}
 	return dirs
 }
 
-// openCurrent opens the segments CURRENT names.
+// openCurrent opens the text segments CURRENT names.
 func openCurrent(r *repo.Repo) (*Index, error) {
 	dirs := current(r)
-	if dirs == nil {
+	if dirs[partCode] == "" || dirs[partNarrative] == "" {
 		return nil, fs.ErrNotExist
 	}
 	code, err := openSegment(dirs[partCode])
@@ -318,14 +318,29 @@ func openCurrent(r *repo.Repo) (*Index, error) {
 	return newIndex(code, narr), nil
 }
 
-// fresh reports, for each part, whether the segment matches m.
-func fresh(ix *Index, m *Manifest) [2]bool {
-	code := ix.segs[partCode].manifest
-	narr := ix.segs[partNarrative].manifest
-	return [2]bool{
-		code.Tokenizer == m.Tokenizer && code.Ref == m.Ref && equalIDs(code.Heads, m.Heads),
-		narr.Tokenizer == m.Tokenizer && equalIDs(narr.Narrative, m.Narrative),
+// partFresh reports whether a segment built from built matches the store
+// as m describes it.
+func partFresh(part int, built, m *Manifest) bool {
+	if built == nil || built.Tokenizer != m.Tokenizer {
+		return false
 	}
+	if part == partNarrative {
+		return equalIDs(built.Narrative, m.Narrative)
+	}
+	return built.Ref == m.Ref && equalIDs(built.Heads, m.Heads)
+}
+
+// readManifest reads a segment's manifest; nil if it cannot.
+func readManifest(dir string) *Manifest {
+	data, err := os.ReadFile(filepath.Join(dir, manifest))
+	if err != nil {
+		return nil
+	}
+	m := new(Manifest)
+	if m.UnmarshalText(data) != nil {
+		return nil
+	}
+	return m
 }
 
 // Check reports whether the index is present and fresh, without
@@ -396,22 +411,27 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 // it into dir, which must not exist.
 func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, opts BuildOptions) (*BuildStats, error) {
 	var docs []Doc
-	var adj *adjacency
 	var err error
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
-	if part == partCode {
+	switch part {
+	case partGraph:
 		pm.Heads = m.Heads
-		if docs, err = CollectCode(ctx, r, m.Heads); err == nil {
-			adj, err = collectAdjacency(ctx, r, m.Heads)
+		adj, err := collectAdjacency(ctx, r, m.Heads)
+		if err != nil {
+			return nil, err
 		}
-	} else {
+		return writeGraphSegment(dir, adj, pm)
+	case partCode:
+		pm.Heads = m.Heads
+		docs, err = CollectCode(ctx, r, m.Heads)
+	default:
 		pm.Narrative = m.Narrative
 		docs, err = CollectNarrative(r)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return writeSegment(ctx, dir, docs, adj, pm, opts)
+	return writeSegment(ctx, dir, docs, pm, opts)
 }
 
 // buildPrivate builds both segments in a temporary directory outside the
@@ -424,7 +444,7 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 	}
 	defer os.RemoveAll(tmp)
 	var segs [2]*segment
-	for part := range partNames {
+	for part := range []int{partCode, partNarrative} {
 		dir := filepath.Join(tmp, partNames[part])
 		if _, err = buildPart(ctx, r, m, part, dir, opts); err == nil {
 			segs[part], err = openSegment(dir)
@@ -439,88 +459,97 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 	return newIndex(segs[partCode], segs[partNarrative]), nil
 }
 
-// Rebuild writes new segments and makes them current, under the index
-// lock. With opts.IfStale it rebuilds only the segments that no longer
-// match the store (none, when another process rebuilt them while this
-// one waited for the lock; then BuildStats is nil). A crash at any point
-// leaves the old segments current, or the new ones complete.
+// Rebuild writes new text segments (and with opts.Graph the graph's) and
+// makes them current, under the index lock. With opts.IfStale it
+// rebuilds only the segments that no longer match the store (none, when
+// another process rebuilt them while this one waited for the lock; then
+// BuildStats is nil). A crash at any point leaves the old segments
+// current, or the new ones complete.
 func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *BuildStats, error) {
+	st, err := rebuild(ctx, r, opts, [3]bool{true, true, opts.Graph})
+	if err != nil {
+		return nil, nil, err
+	}
+	ix, err := openCurrent(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st != nil {
+		st.Docs = ix.Docs()
+	}
+	return ix, st, nil
+}
+
+// rebuild writes the segments of the parts wanted and makes them
+// current; the other parts keep theirs.
+func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [3]bool) (*BuildStats, error) {
 	dir := Dir(r)
 	if err := atomicfile.MkdirAll(dir); err != nil {
-		return nil, nil, fmt.Errorf("index: %w", err)
+		return nil, fmt.Errorf("index: %w", err)
 	}
 	lk, err := lockfile.Acquire(ctx, filepath.Join(dir, lockName), lockfile.Options{
 		Timeout: 10 * time.Minute, Holder: lockfile.Holder{PID: os.Getpid(), Command: "ctx: index rebuild"},
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("index: lock: %w", err)
+		return nil, fmt.Errorf("index: lock: %w", err)
 	}
 	defer lk.Release()
 	m, err := CurrentManifest(r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	keep := [2]bool{}
-	old, err := openCurrent(r)
-	if err == nil {
-		if opts.IfStale {
-			keep = fresh(old, m)
-		}
-		defer old.Close()
-	}
-	if keep[partCode] && keep[partNarrative] {
-		old.Close()
-		ix, err := openCurrent(r)
-		return ix, nil, err
-	}
-	var names [2]string
-	st := &BuildStats{}
+	cur := current(r)
+	var names [3]string
+	var st *BuildStats
 	for part := range partNames {
-		if keep[part] {
-			names[part] = filepath.Base(old.segs[part].dir)
+		if cur[part] != "" && (!want[part] || opts.IfStale && partFresh(part, readManifest(cur[part]), m)) {
+			names[part] = filepath.Base(cur[part])
+			continue
+		}
+		if !want[part] {
 			continue
 		}
 		var suffix [8]byte
 		if _, err := rand.Read(suffix[:]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		name := segPrefix + hex.EncodeToString(suffix[:])
 		tmp := filepath.Join(dir, tmpPrefix+name)
 		ps, err := buildPart(ctx, r, m, part, tmp, opts)
 		if err != nil {
 			os.RemoveAll(tmp)
-			return nil, nil, err
+			return nil, err
+		}
+		if st == nil {
+			st = &BuildStats{}
 		}
 		st.add(ps)
 		fault.Hit("index.built")
 		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 			os.RemoveAll(tmp)
-			return nil, nil, fmt.Errorf("index: %w", err)
+			return nil, fmt.Errorf("index: %w", err)
 		}
 		names[part] = name
 	}
+	if st == nil {
+		return nil, nil // every wanted segment is fresh
+	}
 	if err := atomicfile.SyncDir(dir); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	fault.Hit("index.renamed")
-	cur := fmt.Sprintf("%s %s\n%s %s\n", partNames[partCode], names[partCode], partNames[partNarrative], names[partNarrative])
-	if err := atomicfile.Write(filepath.Join(dir, currentFile), []byte(cur), 0o644); err != nil {
-		return nil, nil, err
+	var b strings.Builder
+	for part, name := range names {
+		if name != "" {
+			fmt.Fprintf(&b, "%s %s\n", partNames[part], name)
+		}
+	}
+	if err := atomicfile.Write(filepath.Join(dir, currentFile), []byte(b.String()), 0o644); err != nil {
+		return nil, err
 	}
 	fault.Hit("index.current")
-	if old != nil {
-		old.Close()
-	}
 	removeOld(dir, names[:])
-	ix, err := openCurrent(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	st.Docs, st.Bytes = ix.Docs(), 0
-	for _, s := range ix.segs {
-		st.Bytes += s.size()
-	}
-	return ix, st, nil
+	return st, nil
 }
 
 // removeOld deletes segments other than keep and temporary directories
@@ -536,7 +565,7 @@ func removeOld(dir string, keep []string) {
 		if !e.IsDir() || !(strings.HasPrefix(n, segPrefix) || strings.HasPrefix(n, tmpPrefix) || strings.HasPrefix(n, "gen-")) {
 			continue
 		}
-		if n != keep[0] && n != keep[1] {
+		if !slices.Contains(keep, n) {
 			_ = os.RemoveAll(filepath.Join(dir, n))
 		}
 	}

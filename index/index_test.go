@@ -107,11 +107,16 @@ func TestSearchAndLookup(t *testing.T) {
 	}
 	// Adjacency: the file defines its items; the package contains it;
 	// the diagnostic references it.
-	out, err := ix.Neighbors("file:net/client.go", true, graph.Defines)
+	gx, err := OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gx.Close()
+	out, err := gx.Neighbors("file:net/client.go", true, graph.Defines)
 	if err != nil || len(out) != 2 || out[0].Node.Name() != "item:example.com/m/net.Client" || out[1].Node.Name() != "item:example.com/m/net.Client.Connect" {
 		t.Fatalf("defines out of net/client.go: %+v %v", out, err)
 	}
-	in, err := ix.Neighbors("file:net/client.go", false)
+	in, err := gx.Neighbors("file:net/client.go", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +127,7 @@ func TestSearchAndLookup(t *testing.T) {
 	if !slices.Contains(ins, "contains package") || !slices.Contains(ins, "references diagnostic") {
 		t.Fatalf("edges into net/client.go: %v", ins)
 	}
-	if none, err := ix.Neighbors("file:nowhere.go", true); err != nil || len(none) != 0 {
+	if none, err := gx.Neighbors("file:nowhere.go", true); err != nil || len(none) != 0 {
 		t.Fatalf("unknown node: %v %v", none, err)
 	}
 }
@@ -178,7 +183,8 @@ func TestFreshness(t *testing.T) {
 	if ix.segs[partCode].dir != codeDir {
 		t.Fatalf("a narrative edit rebuilt the code segment")
 	}
-	// Two segments are left: the code's, kept, and the narrative's, new.
+	// Two segments are left: the code's, kept, and the narrative's, new
+	// (no graph segment: nothing asked for it).
 	entries, _ := os.ReadDir(Dir(r))
 	segs := 0
 	for _, e := range entries {
@@ -195,20 +201,23 @@ func TestFreshness(t *testing.T) {
 func TestRebuildDeterministic(t *testing.T) {
 	r := testStore(t)
 	read := func() map[string][]byte {
-		ix, _, err := Rebuild(context.Background(), r, BuildOptions{})
+		ix, _, err := Rebuild(context.Background(), r, BuildOptions{Graph: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer ix.Close()
 		out := map[string][]byte{}
-		for i, seg := range ix.segs {
+		for i, dir := range current(r) {
 			for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
-				b, err := os.ReadFile(filepath.Join(seg.dir, f))
-				if err != nil && !(i == partNarrative && os.IsNotExist(err)) {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil && !os.IsNotExist(err) {
 					t.Fatal(err)
 				}
 				out[partNames[i]+"/"+f] = b
 			}
+		}
+		if len(out[partNames[partGraph]+"/"+adjFile]) == 0 {
+			t.Fatal("no graph segment after a full rebuild")
 		}
 		return out
 	}
@@ -236,7 +245,7 @@ func TestReaderConformance(t *testing.T) {
 		for i, part := range [][]Doc{docs[:split], docs[split:]} {
 			dir := filepath.Join(tb.TempDir(), partNames[i])
 			m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
-			if _, err := writeSegment(context.Background(), dir, part, nil, m, BuildOptions{}); err != nil {
+			if _, err := writeSegment(context.Background(), dir, part, m, BuildOptions{}); err != nil {
 				tb.Fatal(err)
 			}
 			s, err := openSegment(dir)

@@ -20,8 +20,6 @@ type segment struct {
 	terms    *table.Table
 	keys     *table.Table
 	meta     *table.Table
-	nodes    *table.Table // the code segment's graph: nil elsewhere
-	adj      *table.Table
 	stats    text.Stats
 	lens     []byte // u32 little-endian per document, in meta's mapping
 	base     uint32 // the index's number of the segment's document 0
@@ -29,7 +27,7 @@ type segment struct {
 
 func (s *segment) close() error {
 	var errs []error
-	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta, s.nodes, s.adj} {
+	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta} {
 		if t != nil {
 			errs = append(errs, t.Close())
 		}
@@ -61,11 +59,7 @@ func openSegment(dir string) (_ *segment, err error) {
 		return nil, err
 	}
 	s.meta = meta
-	if _, err := os.Stat(filepath.Join(dir, adjFile)); err == nil {
-		if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &s.nodes}, {adjFile, "adj", &s.adj}}); err != nil {
-			return nil, err
-		}
-	}
+
 	stats, ok := meta.Get([]byte("stats"))
 	if !ok {
 		return nil, fmt.Errorf("%w: no stats", ErrCorrupt)

@@ -107,7 +107,7 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 	}
 	bar := newProgress(app.Stderr, !c.Quiet && !app.Globals.JSON)
 	bar.unit = "documents"
-	opts := index.BuildOptions{Progress: bar.update, IfStale: c.Incremental}
+	opts := index.BuildOptions{Progress: bar.update, IfStale: c.Incremental, Graph: true}
 	ix, st, err := index.Rebuild(app.Ctx, r, opts)
 	bar.done()
 	if err != nil {
@@ -137,14 +137,19 @@ type DebugIndexCmd struct {
 
 // Run looks a key up in one index.
 func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
+	if c.Namespace == "out" || c.Namespace == "in" {
+		gx, err := index.OpenGraph(app.Ctx, r)
+		if err != nil {
+			return err
+		}
+		defer gx.Close()
+		return c.neighbors(app, gx)
+	}
 	ix, err := openIndex(app, r)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	if c.Namespace == "out" || c.Namespace == "in" {
-		return c.neighbors(app, ix)
-	}
 	var docs []uint32
 	if c.Namespace == "term" {
 		p, df := ix.Postings(c.Key)
@@ -187,7 +192,7 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 }
 
 // neighbors prints the edges out of or into a node, from the index.
-func (c *DebugIndexCmd) neighbors(app *App, ix *index.Index) error {
+func (c *DebugIndexCmd) neighbors(app *App, gx *index.GraphIndex) error {
 	var labels []graph.Label
 	for _, l := range c.Label {
 		lb, err := graph.ParseLabel(l)
@@ -196,7 +201,7 @@ func (c *DebugIndexCmd) neighbors(app *App, ix *index.Index) error {
 		}
 		labels = append(labels, lb)
 	}
-	ns, err := ix.Neighbors(c.Key, c.Namespace == "out", labels...)
+	ns, err := gx.Neighbors(c.Key, c.Namespace == "out", labels...)
 	if err != nil {
 		return err
 	}
