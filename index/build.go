@@ -33,6 +33,8 @@ const (
 	nsName = 'n' // lower-cased last name of an item or node title → docs
 	nsNode = 'i' // node id (hex) → the node's doc
 	nsKind = 't' // document kind → docs
+	nsTag  = 'a' // tag of a narrative node → docs
+	nsSup  = 's' // "superseded" → the superseded nodes' docs
 )
 
 // BuildOptions configure Build.
@@ -171,6 +173,12 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 		}
 		addKey(nsNode, d.Node.ID.String(), doc)
 		addKey(nsKind, string(d.Kind), doc)
+		for _, t := range d.Tags {
+			addKey(nsTag, t, doc)
+		}
+		if d.Superseded {
+			addKey(nsSup, "superseded", doc)
+		}
 	}
 	if opts.Progress != nil {
 		opts.Progress(len(docs), len(docs))

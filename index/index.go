@@ -101,7 +101,7 @@ func (ix *Index) Doc(n uint32) (Doc, error) {
 func (ix *Index) Lookup(ns, key string) ([]uint32, error) {
 	b, ok := namespaces[ns]
 	if !ok {
-		return nil, fmt.Errorf("%w: namespace %q (want path, key, name, node or kind)", ErrInvalidQuery, ns)
+		return nil, fmt.Errorf("%w: namespace %q (want path, key, name, node, kind, tag or superseded)", ErrInvalidQuery, ns)
 	}
 	var out []uint32
 	for _, s := range ix.segs {
@@ -116,7 +116,7 @@ func (ix *Index) Lookup(ns, key string) ([]uint32, error) {
 	return out, nil
 }
 
-var namespaces = map[string]byte{"path": nsPath, "key": nsKey, "name": nsName, "node": nsNode, "kind": nsKind}
+var namespaces = map[string]byte{"path": nsPath, "key": nsKey, "name": nsName, "node": nsNode, "kind": nsKind, "tag": nsTag, "superseded": nsSup}
 
 // ErrInvalidQuery is a query the index cannot run.
 var ErrInvalidQuery = errors.New("index: invalid query")
@@ -225,37 +225,83 @@ type SearchOptions struct {
 	// Kinds keeps only documents of these kinds (a node type, "item",
 	// "file", "diagnostic"); none keeps all.
 	Kinds []string
+	// Tags keeps only narrative nodes with every one of these tags.
+	Tags []string
+	// IncludeSuperseded keeps nodes another replaced, left out by default.
+	IncludeSuperseded bool
 }
 
-// Search runs a full-text query: ranked hits with snippets.
+// Search runs a full-text query: ranked hits with snippets. Besides
+// opts, the query's filters narrow it: type:KIND (or kind:), tag:TAG,
+// path:PREFIX, each negated with a leading '-'.
 func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	query := text.ParseQuery(q)
-	kinds := map[string]bool{}
-	for _, k := range opts.Kinds {
-		kinds[k] = true
+	f := newFilter(ix.Docs())
+	kinds := slices.Clone(opts.Kinds)
+	var notKinds, tags, notTags, paths, notPaths []string
+	tags = append(tags, opts.Tags...)
+	for _, fl := range query.Filters {
+		v := fl.Value
+		switch fl.Field {
+		case "type", "kind":
+			v = strings.ToLower(v)
+			if fl.Negated {
+				notKinds = append(notKinds, v)
+			} else {
+				kinds = append(kinds, v)
+			}
+		case "tag":
+			if fl.Negated {
+				notTags = append(notTags, v)
+			} else {
+				tags = append(tags, v)
+			}
+		case "path":
+			if fl.Negated {
+				notPaths = append(notPaths, v)
+			} else {
+				paths = append(paths, v)
+			}
+		default:
+			return nil, 0, fmt.Errorf("%w: unknown filter %s: (use type:, tag: or path:)", ErrInvalidQuery, fl.Field)
+		}
 	}
-	for _, f := range query.Filters {
-		if f.Field == "type" || f.Field == "kind" {
-			kinds[strings.ToLower(f.Value)] = true
+	// Sets from the keys: no record is decoded to filter by kind or tag.
+	if err := f.anyOf(ix, "kind", kinds, false); err != nil {
+		return nil, 0, err
+	}
+	if err := f.anyOf(ix, "kind", notKinds, true); err != nil {
+		return nil, 0, err
+	}
+	for _, t := range tags {
+		if err := f.anyOf(ix, "tag", []string{t}, false); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := f.anyOf(ix, "tag", notTags, true); err != nil {
+		return nil, 0, err
+	}
+	if !opts.IncludeSuperseded {
+		if err := f.anyOf(ix, "superseded", []string{"superseded"}, true); err != nil {
+			return nil, 0, err
 		}
 	}
 	so := text.SearchOptions{K: opts.Limit}
-	if len(kinds) > 0 {
-		// The documents of the kinds, from the kind keys: no record is
-		// decoded to filter.
-		allowed := make([]bool, ix.Docs())
-		for k := range kinds {
-			docs, err := ix.Lookup("kind", k)
+	if f.active || len(paths)+len(notPaths) > 0 {
+		so.Accept = func(doc uint32) bool {
+			if f.active && !f.ok[doc] {
+				return false
+			}
+			if len(paths)+len(notPaths) == 0 {
+				return true
+			}
+			d, err := ix.Doc(doc)
 			if err != nil {
-				return nil, 0, err
+				return false
 			}
-			for _, d := range docs {
-				if int(d) < len(allowed) {
-					allowed[d] = true
-				}
-			}
+			return (len(paths) == 0 || slices.ContainsFunc(paths, func(p string) bool { return underPath(d.Path, p) })) &&
+				!slices.ContainsFunc(notPaths, func(p string) bool { return underPath(d.Path, p) })
 		}
-		so.Accept = func(doc uint32) bool { return int(doc) < len(allowed) && allowed[doc] }
 	}
 	res, err := text.Search(ix, query, so)
 	if err != nil {
@@ -270,6 +316,50 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		hits = append(hits, Hit{Doc: d, Score: h.Score, Snippet: text.BestSnippet(d.Text, query, 0)})
 	}
 	return hits, res.Matched, nil
+}
+
+// underPath reports whether p is prefix or lies under it.
+func underPath(p, prefix string) bool {
+	prefix = strings.TrimSuffix(prefix, "/")
+	return p == prefix || strings.HasPrefix(p, prefix+"/") || prefix == ""
+}
+
+// filter is the set of documents a search may return.
+type filter struct {
+	ok     []bool
+	active bool
+}
+
+func newFilter(n int) *filter { return &filter{ok: make([]bool, n)} }
+
+// anyOf narrows the set to the documents listed under any of keys in
+// namespace ns, or with exclude, to those listed under none.
+func (f *filter) anyOf(ix *Index, ns string, keys []string, exclude bool) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	in := make([]bool, len(f.ok))
+	for _, k := range keys {
+		docs, err := ix.Lookup(ns, k)
+		if err != nil {
+			return err
+		}
+		for _, d := range docs {
+			if int(d) < len(in) {
+				in[d] = true
+			}
+		}
+	}
+	for i := range f.ok {
+		keep := in[i] != exclude
+		if f.active {
+			f.ok[i] = f.ok[i] && keep
+		} else {
+			f.ok[i] = keep
+		}
+	}
+	f.active = true
+	return nil
 }
 
 // Status says whether the index matches the store.

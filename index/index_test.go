@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -279,5 +280,56 @@ func TestPrivateIndex(t *testing.T) {
 	}
 	if _, err := os.Stat(Dir(r)); !os.IsNotExist(err) {
 		t.Fatalf("the private build wrote into the store: %v", err)
+	}
+}
+
+func TestSearchFilters(t *testing.T) {
+	r := testStore(t)
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: "Backoff caps at ten seconds", Tags: []string{"area:net"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: "Backoff caps at thirty seconds", Tags: []string{"area:net", "tier:pinned"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Narrative().Change(old, narrative.OpSupersede, string(newer.ID)); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	for _, tc := range []struct {
+		q    string
+		opts SearchOptions
+		want []string
+	}{
+		{q: "backoff caps", want: []string{"fact Backoff caps at thirty seconds"}},
+		{q: "backoff caps", opts: SearchOptions{IncludeSuperseded: true}, want: []string{"fact Backoff caps at ten seconds", "fact Backoff caps at thirty seconds"}},
+		{q: "backoff tag:tier:pinned", want: []string{"fact Backoff caps at thirty seconds"}},
+		{q: "backoff", opts: SearchOptions{Tags: []string{"area:net"}, IncludeSuperseded: true}, want: []string{"fact Backoff caps at ten seconds", "fact Backoff caps at thirty seconds"}},
+		{q: "backoff -tag:area:net -type:decision path:net", want: []string{"item method example.com/m/net.Client.Connect"}},
+		{q: "backoff path:retry", want: []string{"file retry/backoff.go"}},
+		{q: "exponential -type:item -type:decision", want: nil},
+	} {
+		hits, _, err := ix.Search(tc.q, tc.opts)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.q, err)
+		}
+		got := titles(hits)
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%q %+v: %v, want %v", tc.q, tc.opts, got, tc.want)
+		}
+	}
+	if _, _, err := ix.Search("x color:red", SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
+		t.Fatalf("unknown filter: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,9 +12,11 @@ import (
 
 // SearchCmd is `ctx search`.
 type SearchCmd struct {
-	Query []string `arg:"" name:"text" help:"Words to find (camelCase, snake_case, paths and qualified names are split), \"exact phrases\" in quotes, -word to exclude, type:KIND to filter."`
-	Type  []string `name:"type" placeholder:"KIND" help:"Keep only hits of this kind: item, file, diagnostic, or a node type (task, decision, …). Repeatable."`
-	Limit int      `short:"n" default:"10" help:"Number of hits."`
+	Query             []string `arg:"" name:"text" help:"Words to find (camelCase, snake_case, paths and qualified names are split), \"exact phrases\" in quotes, -word to exclude; filters type:KIND, tag:TAG, path:PREFIX (-type:… excludes)."`
+	Type              []string `name:"type" placeholder:"KIND" help:"Keep only hits of this kind: item, file, diagnostic, or a node type (task, decision, …). Repeatable."`
+	Tag               []string `short:"t" name:"tag" placeholder:"TAG" help:"Keep only narrative nodes with this tag. Repeatable (all required)."`
+	IncludeSuperseded bool     `name:"include-superseded" help:"Also return nodes another node superseded."`
+	Limit             int      `short:"n" default:"10" help:"Number of hits."`
 }
 
 // searchHit is a hit as --json prints it.
@@ -40,7 +43,10 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	}
 	defer ix.Close()
 	q := strings.Join(c.Query, " ")
-	hits, matched, err := ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type})
+	hits, matched, err := ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type, Tags: c.Tag, IncludeSuperseded: c.IncludeSuperseded})
+	if errors.Is(err, index.ErrInvalidQuery) {
+		return &usageError{err: err, cmd: "search"}
+	}
 	if err != nil {
 		return err
 	}
@@ -130,7 +136,7 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 
 // DebugIndexCmd is `ctx debug index`.
 type DebugIndexCmd struct {
-	Namespace string   `arg:"" enum:"path,key,name,node,kind,term,out,in" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, term (full-text), or out/in (the graph's edges from/to a node named kind:key)."`
+	Namespace string   `arg:"" enum:"path,key,name,node,kind,tag,superseded,term,out,in" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, tag, superseded (key: superseded), term (full-text), or out/in (the graph's edges from/to a node named kind:key)."`
 	Key       string   `arg:"" help:"The key to look up (for out and in: a node as kind:key, e.g. item:net/http.Client.Do or file:net/http/client.go)."`
 	Label     []string `short:"l" name:"label" placeholder:"LABEL" help:"With out or in: only edges of this label. Repeatable."`
 }
