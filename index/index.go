@@ -514,6 +514,13 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 	case partCode:
 		pm.Heads = m.Heads
 		docs, err = CollectCode(ctx, r, m.Heads)
+		if err == nil {
+			st, err := writeSegment(ctx, dir, docs, pm, opts)
+			if err != nil {
+				return nil, err
+			}
+			return st, writeCommits(ctx, r, m.Heads, dir)
+		}
 	default:
 		pm.Narrative = m.Narrative
 		docs, err = CollectNarrative(r)

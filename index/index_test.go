@@ -106,6 +106,23 @@ func TestSearchAndLookup(t *testing.T) {
 	if docs, err := ix.Lookup("path", "retry/backoff.go"); err != nil || len(docs) != 1 {
 		t.Fatalf("lookup path: %v %v", docs, err)
 	}
+	// Commits: the head's snapshot pointers.
+	head, err := r.Resolve("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.ReadCommit(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, ok, err := ix.Commit(head)
+	if err != nil || !ok || snap.RootTree != c.RootTree || snap.Semantic == nil || *snap.Semantic != *c.SemanticSnapshot ||
+		snap.Diagnostics == nil || *snap.Diagnostics != *c.DiagnosticsSnapshot || snap.Build != nil {
+		t.Fatalf("commit %s: %+v %v %v", head.Short(), snap, ok, err)
+	}
+	if _, ok, err := ix.Commit(c.RootTree); ok || err != nil {
+		t.Fatalf("a tree found as a commit: %v %v", ok, err)
+	}
 	// Adjacency: the file defines its items; the package contains it;
 	// the diagnostic references it.
 	gx, err := OpenGraph(context.Background(), r)
@@ -209,7 +226,7 @@ func TestRebuildDeterministic(t *testing.T) {
 		defer ix.Close()
 		out := map[string][]byte{}
 		for i, dir := range current(r) {
-			for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
+			for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile, commitsFile} {
 				b, err := os.ReadFile(filepath.Join(dir, f))
 				if err != nil && !os.IsNotExist(err) {
 					t.Fatal(err)

@@ -139,7 +139,7 @@ func segmentFiles(t *testing.T, ix *Index) []string {
 	t.Helper()
 	var out []string
 	for _, s := range ix.segs {
-		for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
+		for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, commitsFile} {
 			b, err := os.ReadFile(filepath.Join(s.dir, f))
 			if err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)

@@ -20,6 +20,7 @@ type segment struct {
 	terms    *table.Table
 	keys     *table.Table
 	meta     *table.Table
+	commits  *table.Table // the code segment's history: nil in the narrative's
 	stats    text.Stats
 	lens     []byte // u32 little-endian per document, in meta's mapping
 	base     uint32 // the index's number of the segment's document 0
@@ -27,7 +28,7 @@ type segment struct {
 
 func (s *segment) close() error {
 	var errs []error
-	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta} {
+	for _, t := range []*table.Table{s.docs, s.terms, s.keys, s.meta, s.commits} {
 		if t != nil {
 			errs = append(errs, t.Close())
 		}
@@ -59,6 +60,11 @@ func openSegment(dir string) (_ *segment, err error) {
 		return nil, err
 	}
 	s.meta = meta
+	if _, err := os.Stat(filepath.Join(dir, commitsFile)); err == nil {
+		if err := openTables(dir, []tableSpec{{commitsFile, "commits", &s.commits}}); err != nil {
+			return nil, err
+		}
+	}
 
 	stats, ok := meta.Get([]byte("stats"))
 	if !ok {
@@ -130,7 +136,7 @@ func (s *segment) postings(term string) (*postings, int) {
 // size returns the bytes of the segment's files.
 func (s *segment) size() int64 {
 	var n int64
-	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
+	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, commitsFile} {
 		if info, err := os.Stat(filepath.Join(s.dir, f)); err == nil {
 			n += info.Size()
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -136,7 +137,7 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 
 // DebugIndexCmd is `ctx debug index`.
 type DebugIndexCmd struct {
-	Namespace string   `arg:"" enum:"path,key,name,node,kind,tag,superseded,term,out,in" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, tag, superseded (key: superseded), term (full-text), or out/in (the graph's edges from/to a node named kind:key)."`
+	Namespace string   `arg:"" enum:"path,key,name,node,kind,tag,superseded,term,commit,out,in" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, tag, superseded (key: superseded), term (full-text), commit (a revision: its snapshot pointers), or out/in (the graph's edges from/to a node named kind:key)."`
 	Key       string   `arg:"" help:"The key to look up (for out and in: a node as kind:key, e.g. item:net/http.Client.Do or file:net/http/client.go)."`
 	Label     []string `short:"l" name:"label" placeholder:"LABEL" help:"With out or in: only edges of this label. Repeatable."`
 }
@@ -156,6 +157,32 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 		return err
 	}
 	defer ix.Close()
+	if c.Namespace == "commit" {
+		id, err := r.Resolve(c.Key)
+		if err != nil {
+			return err
+		}
+		snap, ok, err := ix.Commit(id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: %s is not in the history of the heads the index was built from", repo.ErrNotCommit, id.Short())
+		}
+		if app.Globals.JSON {
+			return app.emit(snap)
+		}
+		app.printf("root_tree %s\n", snap.RootTree)
+		for _, p := range []struct {
+			name string
+			id   *object.ID
+		}{{"semantic_snapshot", snap.Semantic}, {"build_snapshot", snap.Build}, {"diagnostics_snapshot", snap.Diagnostics}} {
+			if p.id != nil {
+				app.printf("%s %s\n", p.name, *p.id)
+			}
+		}
+		return nil
+	}
 	var docs []uint32
 	if c.Namespace == "term" {
 		p, df := ix.Postings(c.Key)
