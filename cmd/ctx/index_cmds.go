@@ -104,6 +104,8 @@ func openIndex(app *App, r *repo.Repo) (*index.Index, error) {
 type RebuildCmd struct {
 	Full        bool `help:"Rebuild every index from the objects and the narrative (the default)."`
 	Incremental bool `help:"Bring the index up to date only if it no longer matches the store."`
+	Text        bool `help:"Only the full-text segments (the code's and the narrative's), not the graph's."`
+	Scc         bool `help:"Also recompute the graph's strongly connected components (the SCC view in .ctx/DERIVED/, as ctx debug graph --scc keeps it)."`
 	Quiet       bool `short:"q" help:"No progress bar."`
 }
 
@@ -114,25 +116,37 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 	}
 	bar := newProgress(app.Stderr, !c.Quiet && !app.Globals.JSON)
 	bar.unit = "documents"
-	opts := index.BuildOptions{Progress: bar.update, IfStale: c.Incremental, Graph: true}
+	opts := index.BuildOptions{Progress: bar.update, IfStale: c.Incremental, Graph: !c.Text}
 	ix, st, err := index.Rebuild(app.Ctx, r, opts)
 	bar.done()
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
+	res := map[string]any{"rebuilt": st != nil, "docs": ix.Docs()}
 	if st == nil {
-		if app.Globals.JSON {
-			return app.emit(map[string]any{"rebuilt": false, "docs": ix.Docs()})
-		}
 		app.printf("index is fresh: %d documents\n", ix.Docs())
-		return nil
+	} else {
+		res["terms"], res["keys"], res["bytes"] = st.Terms, st.Keys, st.Bytes
+		app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
 	}
-	if app.Globals.JSON {
-		return app.emit(map[string]any{"rebuilt": true, "docs": st.Docs, "terms": st.Terms, "keys": st.Keys, "bytes": st.Bytes})
+	if c.Scc {
+		g, err := r.Graph(app.Ctx, repo.GraphOptions{})
+		if err != nil {
+			return err
+		}
+		v, fresh, err := r.SccView(app.Ctx, g)
+		if err != nil {
+			return err
+		}
+		res["scc"] = map[string]any{"fresh": fresh, "nodes": len(v.Nodes), "components": len(v.Members()), "cycles": len(v.Cycles())}
+		state := "recomputed"
+		if fresh {
+			state = "already current"
+		}
+		app.printf("SCC view %s: %d nodes in %d components, %d cycles\n", state, len(v.Nodes), len(v.Members()), len(v.Cycles()))
 	}
-	app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
-	return nil
+	return app.emit(res)
 }
 
 // DebugIndexCmd is `ctx debug index`.
