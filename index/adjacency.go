@@ -35,11 +35,12 @@ type adjKey struct {
 	label graph.Label
 }
 
-// collectAdjacency builds the graph of the heads without the narrative's
-// edges (edge batches, code, build graphs, diagnostics) and numbers its
+// collectAdjacency builds the whole graph of the heads and the working
+// narrative (edge batches, code, build graphs, diagnostics, and the
+// edges the narrative declares), as ctx edges sees it, and numbers its
 // nodes deterministically.
 func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID) (*adjacency, error) {
-	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, NoNarrative: true})
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads})
 	if err != nil {
 		return nil, fmt.Errorf("index: graph: %w", err)
 	}
@@ -231,10 +232,9 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 
 // Neighbors returns the nodes next to the node named name ("kind:key",
 // as graph.NodeID.Name gives it: "item:net/http.Client.Do",
-// "file:net/http/client.go") over the commit-recorded edges of the heads
-// (edge batches, code, build graphs, diagnostics; the narrative's own
-// edges are not in the index), out of it or into it, over the labels
-// given (none: all). Neighbours come sorted by label, then node.
+// "file:net/http/client.go", "task:8kq2m4x7ab") in the graph of the
+// heads and the narrative, out of it or into it, over the labels given
+// (none: all). Neighbours come sorted by label, then node.
 func (gx *GraphIndex) Neighbors(name string, out bool, labels ...graph.Label) ([]Neighbor, error) {
 	v, ok := gx.keys.Get(append([]byte{nsGraph}, name...))
 	if !ok {

@@ -414,10 +414,15 @@ func partFresh(part int, built, m *Manifest) bool {
 	if built == nil || built.Tokenizer != m.Tokenizer {
 		return false
 	}
-	if part == partNarrative {
-		return equalIDs(built.Narrative, m.Narrative)
+	narr := equalIDs(built.Narrative, m.Narrative)
+	code := built.Ref == m.Ref && equalIDs(built.Heads, m.Heads)
+	switch part {
+	case partNarrative:
+		return narr
+	case partGraph:
+		return narr && code // the graph holds the narrative's edges too
 	}
-	return built.Ref == m.Ref && equalIDs(built.Heads, m.Heads)
+	return code
 }
 
 // readManifest reads a segment's manifest; nil if it cannot.
@@ -505,7 +510,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
 	switch part {
 	case partGraph:
-		pm.Heads = m.Heads
+		pm.Heads, pm.Narrative = m.Heads, m.Narrative
 		adj, err := collectAdjacency(ctx, r, m.Heads)
 		if err != nil {
 			return nil, err

@@ -350,3 +350,32 @@ func TestSearchFilters(t *testing.T) {
 		t.Fatalf("unknown filter: %v", err)
 	}
 }
+
+// TestGraphFollowsNarrative: the graph segment holds the narrative's
+// edges and is rebuilt when a node changes them.
+func TestGraphFollowsNarrative(t *testing.T) {
+	r := testStore(t)
+	gx, err := OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gx.Close()
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: "Connect is slow\n\nSee `net/client.go`."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	gx, err = OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gx.Close()
+	out, err := gx.Neighbors("observation:"+string(n.ID), true, graph.Mentions)
+	if err != nil || len(out) != 1 || out[0].Node.Name() != "file:net/client.go" {
+		t.Fatalf("mentions of the new node: %+v %v", out, err)
+	}
+}
