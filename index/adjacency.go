@@ -40,7 +40,11 @@ type adjKey struct {
 // edges the narrative declares), as ctx edges sees it, and numbers its
 // nodes deterministically.
 func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID) (*adjacency, error) {
-	g, err := r.Graph(ctx, repo.GraphOptions{At: heads})
+	cat, err := r.Narrative().Load()
+	if err != nil {
+		return nil, err
+	}
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat})
 	if err != nil {
 		return nil, fmt.Errorf("index: graph: %w", err)
 	}
