@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -303,19 +304,103 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 				!slices.ContainsFunc(notPaths, func(p string) bool { return underPath(d.Path, p) })
 		}
 	}
+	// Symbols named by the query outrank text that merely mentions them:
+	// "Client.Do" is first of all net/http.Client.Do.
+	symbols, err := ix.symbolsNamed(q, so.Accept)
+	if err != nil {
+		return nil, 0, err
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	so.K = limit + len(symbols)
 	res, err := text.Search(ix, query, so)
 	if err != nil {
 		return nil, 0, err
 	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		d, err := ix.Doc(h.Doc)
+	top := 0.0
+	if len(res.Hits) > 0 {
+		top = res.Hits[0].Score
+	}
+	hits := make([]Hit, 0, limit)
+	seen := map[uint32]bool{}
+	add := func(doc uint32, score float64) error {
+		if seen[doc] || len(hits) == limit {
+			return nil
+		}
+		seen[doc] = true
+		d, err := ix.Doc(doc)
 		if err != nil {
+			return err
+		}
+		hits = append(hits, Hit{Doc: d, Score: score, Snippet: text.BestSnippet(d.Text, query, 0)})
+		return nil
+	}
+	for i, doc := range symbols {
+		if err := add(doc, top+float64(len(symbols)-i)); err != nil {
 			return nil, 0, err
 		}
-		hits = append(hits, Hit{Doc: d, Score: h.Score, Snippet: text.BestSnippet(d.Text, query, 0)})
 	}
-	return hits, res.Matched, nil
+	matched := res.Matched
+	for _, h := range res.Hits {
+		if err := add(h.Doc, h.Score); err != nil {
+			return nil, 0, err
+		}
+	}
+	for _, doc := range symbols {
+		if !slices.ContainsFunc(res.Hits, func(h text.Hit) bool { return h.Doc == doc }) {
+			matched++ // named, though its text lacks a query word
+		}
+	}
+	return hits, matched, nil
+}
+
+// symbolsNamed returns the items whose stable key is q or ends with q
+// after a separator (".", "/", "::"), compared without case, when q is
+// one identifier-like word: shortest key first, then key order.
+func (ix *Index) symbolsNamed(q string, accept func(uint32) bool) ([]uint32, error) {
+	q = strings.TrimSpace(q)
+	if q == "" || strings.ContainsAny(q, " \t\"'") || strings.HasPrefix(q, "-") || strings.Contains(q, ":") && !strings.Contains(q, "::") {
+		return nil, nil
+	}
+	lq := strings.ToLower(q)
+	docs, err := ix.Lookup("name", strings.ToLower(lastName(q)))
+	if err != nil {
+		return nil, err
+	}
+	type cand struct {
+		doc uint32
+		key string
+	}
+	var cs []cand
+	for _, doc := range docs {
+		if accept != nil && !accept(doc) {
+			continue
+		}
+		d, err := ix.Doc(doc)
+		if err != nil {
+			return nil, err
+		}
+		if d.Kind != DocItem {
+			continue
+		}
+		k := strings.ToLower(d.Node.Key)
+		if k == lq || strings.HasSuffix(k, lq) && (strings.HasSuffix(k[:len(k)-len(lq)], ".") || strings.HasSuffix(k[:len(k)-len(lq)], "/") || strings.HasSuffix(k[:len(k)-len(lq)], "::")) {
+			cs = append(cs, cand{doc, d.Node.Key})
+		}
+	}
+	sort.Slice(cs, func(i, j int) bool {
+		if len(cs[i].key) != len(cs[j].key) {
+			return len(cs[i].key) < len(cs[j].key)
+		}
+		return cs[i].key < cs[j].key
+	})
+	out := make([]uint32, len(cs))
+	for i, c := range cs {
+		out[i] = c.doc
+	}
+	return out, nil
 }
 
 // underPath reports whether p is prefix or lies under it.

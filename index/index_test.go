@@ -81,6 +81,9 @@ func TestSearchAndLookup(t *testing.T) {
 		{q: `"exponential backoff" type:item`, first: "item method example.com/m/net.Client.Connect"},
 		{q: "next delay", first: "item function example.com/m/retry.NextDelay"},
 		{q: "NextDelay", first: "item function example.com/m/retry.NextDelay"},
+		{q: "Client.Connect", first: "item method example.com/m/net.Client.Connect"},
+		{q: "net.client", first: "item struct example.com/m/net.Client"},
+		{q: "connect", kinds: []string{"decision"}, first: ""},
 		{q: "receiver consistent", first: "diagnostic warning: receiver name should be consistent"},
 		{q: "backoff.go", first: "file retry/backoff.go"},
 	} {
@@ -88,7 +91,7 @@ func TestSearchAndLookup(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.q, err)
 		}
-		if got := titles(hits); len(got) == 0 || got[0] != tc.first {
+		if got := titles(hits); tc.first == "" && len(got) != 0 || tc.first != "" && (len(got) == 0 || got[0] != tc.first) {
 			t.Errorf("search %q %v: %v, want first %q", tc.q, tc.kinds, got, tc.first)
 		}
 	}
