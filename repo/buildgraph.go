@@ -9,7 +9,6 @@ import (
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/build"
 	"github.com/ctx-dev/ctx/object"
-	"github.com/ctx-dev/ctx/refs"
 )
 
 // ErrToolMissing means a build tool ctx runs (go, cargo) is not installed.
@@ -125,22 +124,12 @@ func (w *Writer) AddBuild(ctx context.Context, opts BuildOptions) (*BuildResult,
 		return nil, fmt.Errorf("%w: ecosystem %q (want go or cargo)", ErrInvalidArgument, opts.Ecosystem)
 	}
 	res.Edges = len(edges)
-	if _, err := w.Reconcile(ctx); err != nil {
-		return nil, err
-	}
-	target, err := w.Refs.Target()
+	t, err := w.currentTip(ctx)
 	if err != nil {
 		return nil, err
 	}
-	head, err := w.Resolve(string(target))
-	if err != nil {
-		return nil, err
-	}
-	base, err := w.ReadCommit(head)
-	if err != nil {
-		return nil, err
-	}
-	res.Ref = target.String()
+	base, head := t.commit, t.head
+	res.Ref = t.ref.String()
 	b := w.Objects.NewBatch()
 	defer b.Abort()
 	sid, err := object.PutTyped(b, snap)
@@ -177,19 +166,10 @@ func (w *Writer) AddBuild(ctx context.Context, opts BuildOptions) (*BuildResult,
 		tool := map[string]string{graph.EcosystemGo: "go list", graph.EcosystemCargo: "cargo metadata"}[opts.Ecosystem]
 		msg = fmt.Sprintf("Build graph of %s (%s): %d packages, %d external, %d edges", rel, tool, res.Packages, res.External, res.Edges)
 	}
-	c := &object.Commit{
-		Parents: []object.ID{head}, TimestampUnix: w.Clock.Now().Unix(), Author: opts.Author, Message: msg,
-		RootTree: base.RootTree, SemanticSnapshot: base.SemanticSnapshot, DiagnosticsSnapshot: base.DiagnosticsSnapshot,
-		BuildSnapshot: &bid, EdgeBatches: []object.ID{}, NarrativeRefs: []object.NarrativeRef{},
-	}
-	id, err := object.PutTyped(b, c)
+	c := t.child(w, opts.Author, msg)
+	c.BuildSnapshot = &bid
+	id, err := w.advance(b, t, c)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.Commit(); err != nil {
-		return nil, err
-	}
-	if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
 		return nil, err
 	}
 	res.Committed, res.ID, res.Message = true, &id, msg

@@ -14,7 +14,6 @@ import (
 	"github.com/ctx-dev/ctx/graph/diag"
 	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/object"
-	"github.com/ctx-dev/ctx/refs"
 )
 
 // DiagnosticsSnapshot is what a commit's diagnostics_snapshot names: the
@@ -140,22 +139,12 @@ func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*Comma
 	if opts.Started.IsZero() {
 		run.StartedAt = w.Clock.Now().Unix()
 	}
-	if _, err := w.Reconcile(ctx); err != nil {
-		return nil, err
-	}
-	target, err := w.Refs.Target()
+	t, err := w.currentTip(ctx)
 	if err != nil {
 		return nil, err
 	}
-	head, err := w.Resolve(string(target))
-	if err != nil {
-		return nil, err
-	}
-	base, err := w.ReadCommit(head)
-	if err != nil {
-		return nil, err
-	}
-	res.Ref = target.String()
+	base, head := t.commit, t.head
+	res.Ref = t.ref.String()
 	b := w.Objects.NewBatch()
 	defer b.Abort()
 	if len(kept) > 0 {
@@ -191,19 +180,10 @@ func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*Comma
 			msg += "; " + run.Summary.Text
 		}
 	}
-	c := &object.Commit{
-		Parents: []object.ID{head}, TimestampUnix: w.Clock.Now().Unix(), Author: opts.Author, Message: msg,
-		RootTree: base.RootTree, SemanticSnapshot: base.SemanticSnapshot, BuildSnapshot: base.BuildSnapshot,
-		DiagnosticsSnapshot: &sid, EdgeBatches: []object.ID{}, NarrativeRefs: []object.NarrativeRef{},
-	}
-	id, err := object.PutTyped(b, c)
+	c := t.child(w, opts.Author, msg)
+	c.DiagnosticsSnapshot = &sid
+	id, err := w.advance(b, t, c)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.Commit(); err != nil {
-		return nil, err
-	}
-	if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
 		return nil, err
 	}
 	res.Committed, res.ID, res.Message = true, &id, msg

@@ -22,7 +22,6 @@ import (
 	"github.com/ctx-dev/ctx/internal/regfile"
 	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/object"
-	"github.com/ctx-dev/ctx/refs"
 )
 
 // IngestOptions configure Writer.Ingest.
@@ -132,29 +131,12 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 	if err != nil {
 		return nil, err
 	}
-	recs, err := w.Reconcile(ctx)
+	t, err := w.currentTip(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res.Reconciled = recs
-	for _, rec := range recs {
-		if rec.Skipped != "" {
-			return nil, fmt.Errorf("%w: %s cannot be reconciled: %s", ErrDiverged, rec.Ref, rec.Skipped)
-		}
-	}
-	target, err := w.Refs.Target()
-	if err != nil {
-		return nil, err
-	}
-	head, err := w.Resolve(string(target))
-	if err != nil {
-		return nil, err
-	}
-	base, err := w.ReadCommit(head)
-	if err != nil {
-		return nil, err
-	}
-	res.Ref, res.Previous = target.String(), head
+	base, head := t.commit, t.head
+	res.Reconciled, res.Ref, res.Previous = t.reconciled, t.ref.String(), head
 
 	// What the snapshot has, and what the disk has, under the scopes. The
 	// listings of the trees, the stat cache and the walk of the disk are
@@ -295,35 +277,23 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 		sem = newSem
 	}
 
-	c := &object.Commit{
-		Parents:             []object.ID{head},
-		TimestampUnix:       w.Clock.Now().Unix(),
-		Author:              opts.Author,
-		RootTree:            newRoot,
-		SemanticSnapshot:    sem,
-		BuildSnapshot:       base.BuildSnapshot,
-		DiagnosticsSnapshot: base.DiagnosticsSnapshot,
-		EdgeBatches:         []object.ID{},
-		NarrativeRefs:       []object.NarrativeRef{},
-	}
 	unchanged := newRoot == base.RootTree && sameID(sem, base.SemanticSnapshot)
 	if !unchanged {
-		c.Message = opts.Message
-		if c.Message == "" {
-			c.Message = ingestMessage(res, scopes)
+		msg := opts.Message
+		if msg == "" {
+			msg = ingestMessage(res, scopes)
 		}
-		id, err := put(object.KindTyped, mustEncode(c))
+		c := t.child(w, opts.Author, msg)
+		c.RootTree, c.SemanticSnapshot = newRoot, sem
+		id, err := object.PutTyped(b, c)
 		if err != nil {
 			return nil, err
 		}
 		res.NewObjects = b.Len() // objects not already in the store
-		if err := b.Commit(); err != nil {
+		if err := w.install(b, t, id); err != nil {
 			return nil, err
 		}
-		if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
-			return nil, err
-		}
-		res.Committed, res.ID, res.Message = true, &id, c.Message
+		res.Committed, res.ID, res.Message = true, &id, msg
 	}
 	// Remember what was hashed, for the next run. A cache that would not
 	// change is not rewritten, so that a run finding nothing new writes
@@ -365,14 +335,6 @@ func sameID(a, b *object.ID) bool {
 		return a == b
 	}
 	return *a == *b
-}
-
-func mustEncode(v object.Typed) []byte {
-	p, err := object.Encode(v)
-	if err != nil {
-		panic(fmt.Sprintf("repo: encode %s: %v", v.TypeName(), err))
-	}
-	return p
 }
 
 // ingestScopes turns the paths into clean project paths ("" for the whole

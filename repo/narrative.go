@@ -11,7 +11,6 @@ import (
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
-	"github.com/ctx-dev/ctx/refs"
 )
 
 // Narrative returns the store's narrative space. Its write methods need
@@ -170,28 +169,12 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	recs, err := w.Reconcile(ctx)
+	t, err := w.currentTip(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, rec := range recs {
-		if rec.Skipped != "" {
-			return nil, fmt.Errorf("%w: %s cannot be reconciled: %s", ErrDiverged, rec.Ref, rec.Skipped)
-		}
-	}
-	target, err := w.Refs.Target()
-	if err != nil {
-		return nil, err
-	}
-	head, err := w.Resolve(string(target))
-	if err != nil {
-		return nil, err
-	}
-	prev, err := w.ReadCommit(head)
-	if err != nil {
-		return nil, err
-	}
-	res := &CommitResult{Ref: target.String(), Reconciled: recs, Previous: head, Changes: []Change{}}
+	head, prev := t.head, t.commit
+	res := &CommitResult{Ref: t.ref.String(), Reconciled: t.reconciled, Previous: head, Changes: []Change{}}
 	b := w.Objects.NewBatch()
 	defer b.Abort() // a no-op after Commit
 	if !opts.NoNarrative {
@@ -200,16 +183,10 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 		}
 	}
 	refsByPath := map[string]object.NarrativeRef{}
-	c := &object.Commit{
-		Parents:       []object.ID{head},
-		TimestampUnix: w.Clock.Now().Unix(),
-		Author:        opts.Author,
-		Message:       opts.Message,
-		RootTree:      prev.RootTree,
-		// The code snapshots carry over: a commit of the narrative or of
-		// edges does not change the code it describes.
-		BuildSnapshot: prev.BuildSnapshot, SemanticSnapshot: prev.SemanticSnapshot, DiagnosticsSnapshot: prev.DiagnosticsSnapshot,
-	}
+	// The code snapshots carry over: a commit of the narrative or of edges
+	// does not change the code it describes.
+	c := t.child(w, opts.Author, opts.Message)
+	c.EdgeBatches, c.NarrativeRefs = nil, nil
 	if opts.Amend {
 		c.Parents = prev.Parents
 		c.EdgeBatches = prev.EdgeBatches
@@ -245,14 +222,8 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 		c.NarrativeRefs = append(c.NarrativeRefs, nr)
 	}
 	sort.Slice(c.NarrativeRefs, func(i, j int) bool { return c.NarrativeRefs[i].Path < c.NarrativeRefs[j].Path })
-	id, err := object.PutTyped(b, c)
+	id, err := w.advance(b, t, c)
 	if err != nil {
-		return nil, err
-	}
-	if err := b.Commit(); err != nil {
-		return nil, err
-	}
-	if err := w.UpdateRef(target, id, refs.Among(head)); err != nil {
 		return nil, err
 	}
 	res.Committed, res.ID, res.Commit = true, id, c
