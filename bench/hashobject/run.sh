@@ -30,8 +30,9 @@
 set -euo pipefail
 export LC_ALL=C
 TIMEFORMAT='%3U %3S'
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-die() { echo "run.sh: $*" >&2; exit 1; }
 
 [[ ${BASH_VERSINFO[0]} -ge 5 ]] || die "needs bash >= 5 (EPOCHREALTIME)"
 command -v git >/dev/null || die "git not found"
@@ -61,7 +62,6 @@ trap 'exit 143' TERM
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
 unset GIT_DIR GIT_WORK_TREE GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES CTX_DIR || true
 
-log() { echo "# $*" >&2; }
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
@@ -100,6 +100,7 @@ else
 fi
 chmod -R u+w "$WORK/src"
 tr '\0' '\n' <"$WORK/sel.lst0" | sed "s|^\./|$WORK/src/|" >"$WORK/files.lst"
+STDIN=$WORK/files.lst # what every timed command reads (hash-object --stdin-paths)
 NFILES=$(wc -l <"$WORK/files.lst")
 BYTES=$(tr '\n' '\0' <"$WORK/files.lst" | du -cb --files0-from=- | tail -n 1 | cut -f1)
 [[ $NFILES -gt 0 ]] || die "no files to hash"
@@ -119,50 +120,10 @@ for ((i = 1; i <= N; i++)); do
 	"$CTX" init "$WORK/runs/ctx-$i" >/dev/null || die "ctx init $WORK/runs/ctx-$i failed"
 done
 
-# ---- timing helpers --------------------------------------------------------
-now_us() { local t=$EPOCHREALTIME; echo "${t//[!0-9]/}"; }
 
-# timed OUT CMD...: runs CMD with the list on stdin and stdout to OUT after a
-# sync (untimed), so that no run pays for the previous run's write-back (ctx
-# ends with syncfs(2), which flushes the whole file system). Sets ELAPSED
-# (wall-clock microseconds), CPU (user+system milliseconds) and RC.
-timed() {
-	local out=$1
-	shift
-	sync
-	local t0 t1 tf=$out.time
-	t0=$(now_us)
-	set +e
-	{ time "$@" <"$WORK/files.lst" >"$out" 2>"$out.err"; } 2>"$tf"
-	RC=$?
-	set -e
-	t1=$(now_us)
-	ELAPSED=$((t1 - t0))
-	if ((RC == 130 || RC == 143 || RC == 137)); then
-		echo "run.sh: interrupted: $* exited $RC: $(head -c 300 "$out.err")" >&2
-		exit "$RC"
-	fi
-	# user+system CPU seconds of the command, from bash's time (ms precision)
-	local u=0 s=0
-	read -r u s <"$tf" || true
-	CPU=$((10#${u//[!0-9]/} + 10#${s//[!0-9]/}))
-}
 
-# median of integers given as arguments
-median() {
-	local -a s
-	mapfile -t s < <(printf '%s\n' "$@" | sort -n)
-	local n=${#s[@]}
-	if ((n % 2)); then echo "${s[n / 2]}"; else echo $(((s[n / 2 - 1] + s[n / 2]) / 2)); fi
-}
-secs() { local ms=$((($1 + 500) / 1000)); printf '%d.%03d' $((ms / 1000)) $((ms % 1000)); }
-msecs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
-# ratio A B -> A/B with 3 decimals, as an integer in thousandths
-ratio_milli() { echo $((($1 * 1000 + $2 / 2) / $2)); }
-fmt_milli() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 
 FAIL=0
-fail() { echo "FAIL: $*" >&2; FAIL=1; }
 
 check_ids() { # name out expected-count
 	local n
@@ -174,7 +135,7 @@ check_ids() { # name out expected-count
 log "timing hash-object: $NFILES files, $BYTES bytes, N=$N (alternating)"
 declare -a T_GIT T_CTX T_GITD C_GIT C_CTX C_GITD
 run_git() {
-	timed "$WORK/out/git-$1" env GIT_DIR="$WORK/runs/git-$1/.git" git hash-object -w --stdin-paths
+	timed . "$WORK/out/git-$1" env GIT_DIR="$WORK/runs/git-$1/.git" git hash-object -w --stdin-paths
 	[[ $RC -eq 0 ]] || fail "git hash-object run $1 exited $RC: $(head -c 300 "$WORK/out/git-$1.err")"
 	T_GIT+=("$ELAPSED")
 	C_GIT+=("$CPU")
@@ -182,7 +143,7 @@ run_git() {
 	log "  run $1 git  $(secs "$ELAPSED") s (cpu $(msecs "$CPU") s)"
 }
 run_gitd() {
-	timed "$WORK/out/gitd-$1" env GIT_DIR="$WORK/runs/gitd-$1/.git" \
+	timed . "$WORK/out/gitd-$1" env GIT_DIR="$WORK/runs/gitd-$1/.git" \
 		git -c core.fsync=loose-object -c core.fsyncMethod=batch hash-object -w --stdin-paths
 	[[ $RC -eq 0 ]] || fail "git (durable) hash-object run $1 exited $RC: $(head -c 300 "$WORK/out/gitd-$1.err")"
 	T_GITD+=("$ELAPSED")
@@ -191,7 +152,7 @@ run_gitd() {
 	log "  run $1 gitd $(secs "$ELAPSED") s (cpu $(msecs "$CPU") s)"
 }
 run_ctx() {
-	timed "$WORK/out/ctx-$1" "$CTX" --dir "$WORK/runs/ctx-$1" hash-object -w --stdin-paths
+	timed . "$WORK/out/ctx-$1" "$CTX" --dir "$WORK/runs/ctx-$1" hash-object -w --stdin-paths
 	[[ $RC -eq 0 ]] || fail "ctx hash-object run $1 exited $RC: $(head -c 300 "$WORK/out/ctx-$1.err")"
 	T_CTX+=("$ELAPSED")
 	C_CTX+=("$CPU")
@@ -228,14 +189,14 @@ done
 log "timing ctx verify vs git fsck --full, N=$N (alternating)"
 declare -a V_GIT V_CTX CV_GIT CV_CTX
 run_fsck() {
-	timed "$WORK/out/fsck-$1" env GIT_DIR="$WORK/runs/git-1/.git" git fsck --full
+	timed . "$WORK/out/fsck-$1" env GIT_DIR="$WORK/runs/git-1/.git" git fsck --full
 	[[ $RC -eq 0 ]] || fail "git fsck --full run $1 exited $RC: $(head -c 300 "$WORK/out/fsck-$1.err")"
 	V_GIT+=("$ELAPSED")
 	CV_GIT+=("$CPU")
 	log "  run $1 git fsck   $(secs "$ELAPSED") s"
 }
 run_verify() {
-	timed "$WORK/out/verify-$1" "$CTX" --dir "$WORK/runs/ctx-1" verify
+	timed . "$WORK/out/verify-$1" "$CTX" --dir "$WORK/runs/ctx-1" verify
 	[[ $RC -eq 0 ]] || fail "ctx verify run $1 exited $RC: $(head -c 300 "$WORK/out/verify-$1.err")"
 	V_CTX+=("$ELAPSED")
 	CV_CTX+=("$CPU")
@@ -262,8 +223,6 @@ verdict() {
 }
 VH=$(verdict "$RH" 1000)
 VV=$(verdict "$RV" 500)
-list_secs() { local s="" v; for v in "$@"; do s+="$(secs "$v") "; done; echo "${s% }"; }
-list_msecs() { local s="" v; for v in "$@"; do s+="$(msecs "$v") "; done; echo "${s% }"; }
 
 echo
 echo "ctx hash-object / verify vs git — $NFILES files ($((BYTES / 1024 / 1024)) MiB, $UNIQ_CTX distinct) from $SRC$([[ $QUICK == 1 ]] && echo " [quick]")"

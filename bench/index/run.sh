@@ -52,8 +52,9 @@
 set -euo pipefail
 export LC_ALL=C
 TIMEFORMAT='%3U %3S'
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-die() { echo "run.sh: $*" >&2; exit 1; }
 usage() { sed -n '12,15p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 QUICK=${BENCH_QUICK:-0}
@@ -83,7 +84,6 @@ MAX_FILE_BYTES=${BENCH_MAX_FILE_BYTES:-67108864}
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-log() { echo "# $*" >&2; }
 
 # The queries: a rare identifier, a common word, two common words, a
 # phrase. Each is passed to ctx as one argument and to FTS5 as the MATCH
@@ -324,52 +324,13 @@ log "ctx add code ($NFILES files, $((BYTES / 1024 / 1024)) MiB; untimed)"
 "$TOOL" sql "$STORE" >"$WORK/load.sql"
 ROWS=$(grep -c '^INSERT INTO f' "$WORK/load.sql")
 
-# ---- timing helpers ------------------------------------------------------------
-now_us() { local t=$EPOCHREALTIME; echo "${t//[!0-9]/}"; }
 
-# timed DIR OUT CMD...: runs CMD in DIR with stdin from $STDIN (default
-# /dev/null) and stdout to OUT, after a sync (untimed) so that no run pays
-# for the previous run's write-back. Sets ELAPSED (wall-clock µs), CPU
-# (user+system ms) and RC.
-timed() {
-	local dir=$1 out=$2
-	shift 2
-	sync
-	local t0 t1 tf=$out.time
-	t0=$(now_us)
-	set +e
-	{ time (cd "$dir" && "$@" <"${STDIN:-/dev/null}" >"$out" 2>"$out.err"); } 2>"$tf"
-	RC=$?
-	set -e
-	t1=$(now_us)
-	ELAPSED=$((t1 - t0))
-	if ((RC == 130 || RC == 143 || RC == 137)); then
-		echo "run.sh: interrupted: $* exited $RC: $(head -c 300 "$out.err")" >&2
-		exit "$RC"
-	fi
-	local u=0 s=0
-	read -r u s <"$tf" || true
-	CPU=$((10#${u//[!0-9]/} + 10#${s//[!0-9]/}))
-}
 
-median() {
-	local -a s
-	mapfile -t s < <(printf '%s\n' "$@" | sort -n)
-	local n=${#s[@]}
-	if ((n % 2)); then echo "${s[n / 2]}"; else echo $(((s[n / 2 - 1] + s[n / 2]) / 2)); fi
-}
-secs() { local ms=$((($1 + 500) / 1000)); printf '%d.%03d' $((ms / 1000)) $((ms % 1000)); }
-msecs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 ms1() { local t=$((($1 + 50) / 100)); printf '%d.%d' $((t / 10)) $((t % 10)); } # µs → ms, 1 decimal
-ratio_milli() { echo $((($1 * 1000 + $2 / 2) / ($2 > 0 ? $2 : 1))); }
-fmt_milli() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
 ratio() { fmt_milli "$(ratio_milli "$1" "$2")"; }
-list_secs() { local s="" v; for v in "$@"; do s+="$(secs "$v") "; done; echo "${s% }"; }
-list_msecs() { local s="" v; for v in "$@"; do s+="$(msecs "$v") "; done; echo "${s% }"; }
 mib() { awk -v b="$1" 'BEGIN {printf "%.1f", b / 1048576}'; }
 
 FAIL=0
-fail() { echo "FAIL: $*" >&2; FAIL=1; }
 
 # ---- 1. full rebuild -------------------------------------------------------------
 declare -a T_CTX T_FTS C_CTX C_FTS

@@ -43,8 +43,9 @@
 set -euo pipefail
 export LC_ALL=C
 TIMEFORMAT='%3U %3S'
+# shellcheck source=../lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
-die() { echo "run.sh: $*" >&2; exit 1; }
 usage() { sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
 
 QUICK=${BENCH_QUICK:-0}
@@ -74,7 +75,6 @@ GIT_DURABLE=${BENCH_GIT_DURABLE:-0}
 
 REPO_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-log() { echo "# $*" >&2; }
 
 # ---- universal-ctags ---------------------------------------------------------
 is_uctags() { "$1" --version 2>/dev/null | head -n 1 | grep -q 'Universal Ctags'; }
@@ -163,49 +163,10 @@ fi
 find "$WORK/runs" "$WORK/src" -type f -not -path '*/.git/*' -not -path '*/.ctx/*' -print0 | xargs -0 cat >/dev/null
 sleep 3 # out of the racy window, whatever the copying took
 
-# ---- timing helpers ------------------------------------------------------------
-now_us() { local t=$EPOCHREALTIME; echo "${t//[!0-9]/}"; }
 
-# timed DIR OUT CMD...: runs CMD in DIR with stdout to OUT, after a sync
-# (untimed) so that no run pays for the previous run's write-back (ctx ends
-# with syncfs(2), which flushes the whole file system). Sets ELAPSED
-# (wall-clock microseconds), CPU (user+system milliseconds) and RC.
-timed() {
-	local dir=$1 out=$2
-	shift 2
-	sync
-	local t0 t1 tf=$out.time
-	t0=$(now_us)
-	set +e
-	{ time (cd "$dir" && "$@" </dev/null >"$out" 2>"$out.err"); } 2>"$tf"
-	RC=$?
-	set -e
-	t1=$(now_us)
-	ELAPSED=$((t1 - t0))
-	if ((RC == 130 || RC == 143 || RC == 137)); then
-		echo "run.sh: interrupted: $* exited $RC: $(head -c 300 "$out.err")" >&2
-		exit "$RC"
-	fi
-	local u=0 s=0
-	read -r u s <"$tf" || true
-	CPU=$((10#${u//[!0-9]/} + 10#${s//[!0-9]/}))
-}
 
-median() {
-	local -a s
-	mapfile -t s < <(printf '%s\n' "$@" | sort -n)
-	local n=${#s[@]}
-	if ((n % 2)); then echo "${s[n / 2]}"; else echo $(((s[n / 2 - 1] + s[n / 2]) / 2)); fi
-}
-secs() { local ms=$((($1 + 500) / 1000)); printf '%d.%03d' $((ms / 1000)) $((ms % 1000)); }
-msecs() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
-ratio_milli() { echo $((($1 * 1000 + $2 / 2) / $2)); }
-fmt_milli() { printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)); }
-list_secs() { local s="" v; for v in "$@"; do s+="$(secs "$v") "; done; echo "${s% }"; }
-list_msecs() { local s="" v; for v in "$@"; do s+="$(msecs "$v") "; done; echo "${s% }"; }
 
 FAIL=0
-fail() { echo "FAIL: $*" >&2; FAIL=1; }
 
 # summary_num OUT SED-REGEX: the number the regex's group matches in the
 # first line of ctx's output that it matches.
