@@ -15,6 +15,7 @@ import (
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/parallel"
 )
 
 // The files of a segment (docs/INDEX.md, "Layout and segments").
@@ -87,7 +88,7 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	chunks := make([]map[string]*termPost, workers)
 	docLens := make([]uint32, len(docs))
 	var done atomic.Int64
-	if err := parallel(ctx, workers, func(w int) error {
+	if err := parallel.Do(ctx, workers, func(w int) error {
 		from, to := w*len(docs)/workers, (w+1)*len(docs)/workers
 		local := map[string]*termPost{}
 		var tk text.Tokenizer

@@ -3,18 +3,15 @@ package index
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"path"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/diag"
 	"github.com/ctx-dev/ctx/graph/extract"
+	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
@@ -119,7 +116,7 @@ func CollectCode(ctx context.Context, r *repo.Repo, heads []object.ID) ([]Doc, e
 		// Reading the versions and their content is most of the work:
 		// every core takes files; the order of the result stays the paths'.
 		items := make([][]Doc, len(fresh))
-		if err := parallel(ctx, len(fresh), func(i int) error {
+		if err := parallel.Do(ctx, len(fresh), func(i int) error {
 			e, ok := versions[fresh[i]]
 			if !ok {
 				return nil
@@ -281,33 +278,4 @@ func narrativeDoc(n *narrative.Node) Doc {
 		Path: path.Join(repo.DirName, "narrative", n.Path), Text: n.Content,
 		Tags: n.Tags, Updated: n.Updated.Unix(), Superseded: n.SupersededBy != "", Tokens: n.Tokens(),
 	}
-}
-
-// parallel runs fn(0..n-1) on every core and returns the first error.
-func parallel(ctx context.Context, n int, fn func(i int) error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, runtime.GOMAXPROCS(0))
-	for w := range errs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := fn(i); err != nil {
-					errs[w] = err
-					next.Store(int64(n)) // stop the others
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return errors.Join(errs...)
 }

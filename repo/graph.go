@@ -7,14 +7,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/extract"
+	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 )
@@ -263,23 +261,12 @@ func (r *Repo) batchEdges(ctx context.Context, g *Graph) error {
 	// Decoding is most of the cost: spread it over the cores.
 	batches := make([]*graph.EdgeBatch, len(jobs))
 	errs := make([]error, len(jobs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) || ctx.Err() != nil {
-					return
-				}
-				batches[i], errs[i] = r.ReadEdgeBatch(jobs[i].id)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	// Each job keeps its error, so that the first failing batch in order,
+	// not in time, is the one reported.
+	if err := parallel.Do(ctx, len(jobs), func(i int) error {
+		batches[i], errs[i] = r.ReadEdgeBatch(jobs[i].id)
+		return nil
+	}); err != nil {
 		return err
 	}
 	total := 0
@@ -481,7 +468,7 @@ func (r *Repo) codeEdges(ctx context.Context, g *Graph) error {
 		}
 	}
 	fvs := make([]*extract.FileVersion, len(versions))
-	if err := parallel(ctx, len(versions), func(i int) error {
+	if err := parallel.Do(ctx, len(versions), func(i int) error {
 		fv := new(extract.FileVersion)
 		if err := object.GetTyped(r.Objects, versions[i], fv); err != nil {
 			return fmt.Errorf("file version of %s: %w", paths[i], err)

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/ctx-dev/ctx/graph/extract"
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/internal/ignore"
+	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/internal/regfile"
 	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/object"
@@ -232,7 +232,7 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 	defer b.Abort()
 	put := b.Put
 	// Store the new contents.
-	if err := parallel(ctx, len(found), func(i int) error {
+	if err := parallel.Do(ctx, len(found), func(i int) error {
 		f := found[i]
 		if c := changes[f.path]; c == nil || !f.read {
 			return nil
@@ -517,7 +517,7 @@ func (w *Writer) hashFiles(ctx context.Context, found []*scanned, cache *statCac
 	var done, hashed atomic.Int64
 	defer func() { res.Hashed = int(hashed.Load()) }()
 	total := len(found)
-	err := parallel(ctx, len(found), func(i int) error {
+	err := parallel.Do(ctx, len(found), func(i int) error {
 		f := found[i]
 		defer func() {
 			if n := done.Add(1); opts.Progress != nil && (n%256 == 0 || int(n) == total) {
@@ -572,38 +572,6 @@ func describeFindings(fs []secrets.Finding) string {
 		parts = append(parts, fmt.Sprintf("%s on line %d", f.Reason, f.Line))
 	}
 	return "holds a secret: " + strings.Join(parts, ", ")
-}
-
-// parallel runs fn(0..n-1) on every core, stopping at the first error or
-// when ctx is done.
-func parallel(ctx context.Context, n int, fn func(i int) error) error {
-	var next atomic.Int64
-	var first error
-	var once sync.Once
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(n, 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					once.Do(func() { first = err })
-					return
-				}
-				if err := fn(i); err != nil {
-					once.Do(func() { first = err })
-					next.Store(int64(n))
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	return first
 }
 
 // humanBytes writes a size for people: 512 B, 3.1 KiB, 2.0 MiB.
@@ -824,7 +792,7 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	var unreadMu sync.Mutex
-	if err := parallel(ctx, len(files), func(i int) error {
+	if err := parallel.Do(ctx, len(files), func(i int) error {
 		f := files[i]
 		src, err := proj.ReadFile(f.path)
 		if err != nil {
@@ -871,7 +839,7 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 	})
 	edges := map[string][]extract.Edge{}
 	var mu sync.Mutex
-	if err := parallel(ctx, len(unitNames), func(i int) error {
+	if err := parallel.Do(ctx, len(unitNames), func(i int) error {
 		fs := byUnit[unitNames[i]]
 		rs := make([]*extract.Result, len(fs))
 		for k, f := range fs {
@@ -889,7 +857,7 @@ func (w *Writer) readCode(ctx context.Context, put func(object.Kind, []byte) (ob
 	}
 	// Store the versions.
 	ids := make([]object.ID, len(files))
-	if err := parallel(ctx, len(files), func(i int) error {
+	if err := parallel.Do(ctx, len(files), func(i int) error {
 		f := files[i]
 		v := extract.NewFileVersion(f.path, f.blob, f.src, f.res, edges[f.path])
 		if f.res == nil && isBinary(f.src) {
