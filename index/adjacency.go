@@ -117,13 +117,7 @@ func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, erro
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
-	st := &BuildStats{Keys: len(keys)}
-	for _, f := range []string{nodesFile, adjFile, keysFile, manifest} {
-		if info, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			st.Bytes += info.Size()
-		}
-	}
-	return st, nil
+	return &BuildStats{Keys: len(keys), Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
 }
 
 // write writes nodes.tbl and adj.tbl into dir and adds the node names to

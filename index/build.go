@@ -242,11 +242,7 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
-	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, nodesFile, adjFile} {
-		if info, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			st.Bytes += info.Size()
-		}
-	}
+	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest)
 	return st, nil
 }
 
@@ -333,4 +329,15 @@ func writeManifest(dir string, m *Manifest) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, manifest), text, 0o644)
+}
+
+// filesBytes returns the total size of the named files of dir that exist.
+func filesBytes(dir string, names ...string) int64 {
+	var n int64
+	for _, f := range names {
+		if info, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
 }

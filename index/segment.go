@@ -133,16 +133,6 @@ func (s *segment) postings(term string) (*postings, int) {
 	return &postings{it: table.NewPositionIter(v[n:])}, int(df)
 }
 
-// size returns the bytes of the segment's files.
-func (s *segment) size() int64 {
-	var n int64
-	for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, commitsFile} {
-		if info, err := os.Stat(filepath.Join(s.dir, f)); err == nil {
-			n += info.Size()
-		}
-	}
-	return n
-}
 
 // tableSpec names a table file of a segment, its kind and where the open
 // table goes.

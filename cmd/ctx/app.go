@@ -252,16 +252,7 @@ func (a *App) openRepo() (*repo.Repo, error) {
 // command returns; kong calls it for a command whose Run takes a
 // *repo.Writer.
 func (a *App) lockRepo(k *kong.Context) (*repo.Writer, error) {
-	r, err := a.openRepo()
-	if err != nil {
-		return nil, err
-	}
-	w, err := r.Lock(a.Ctx, repo.LockOptions{Timeout: a.Globals.LockTimeout, Command: "ctx " + commandPath(k)})
-	if err != nil {
-		return nil, err
-	}
-	a.cleanup = append(a.cleanup, func() { _ = w.Unlock() })
-	return w, nil
+	return a.lockForCommand(commandPath(k))
 }
 
 // printf writes text output; it is silent in --json mode.

@@ -214,8 +214,10 @@ func (c *RunCmd) Run(app *App) error {
 	return nil
 }
 
-// lockForCommand opens the store and takes the writer lock, released
-// when the command returns.
+// lockForCommand opens the store and takes the writer lock for the
+// command name (recorded as its holder), released when the command
+// returns. Commands whose Run takes a *repo.Writer get it through
+// lockRepo; ctx run and ctx add command call it once their input is in.
 func (a *App) lockForCommand(name string) (*repo.Writer, error) {
 	r, err := a.openRepo()
 	if err != nil {
