@@ -133,7 +133,6 @@ func (s *segment) postings(term string) (*postings, int) {
 	return &postings{it: table.NewPositionIter(v[n:])}, int(df)
 }
 
-
 // tableSpec names a table file of a segment, its kind and where the open
 // table goes.
 type tableSpec struct {
