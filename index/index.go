@@ -499,8 +499,8 @@ func partFresh(part int, built, m *Manifest) bool {
 	if built == nil || built.Tokenizer != m.Tokenizer {
 		return false
 	}
-	narr := equalIDs(built.Narrative, m.Narrative)
-	code := built.Ref == m.Ref && equalIDs(built.Heads, m.Heads)
+	narr := slices.Equal(built.Narrative, m.Narrative)
+	code := built.Ref == m.Ref && slices.Equal(built.Heads, m.Heads)
 	switch part {
 	case partNarrative:
 		return narr
@@ -555,7 +555,7 @@ func staleReason(old, now *Manifest) string {
 		return "built by another version of ctx"
 	case old.Ref != now.Ref:
 		return "the current ref changed"
-	case !equalIDs(old.Heads, now.Heads):
+	case !slices.Equal(old.Heads, now.Heads):
 		return "new commits"
 	default:
 		return fmt.Sprintf("%d narrative file(s) changed", len(old.ChangedNarrative(now)))
@@ -758,15 +758,3 @@ func removeOld(dir string, keep []string) {
 	}
 }
 
-// equalIDs compares head lists.
-func equalIDs[T comparable](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
