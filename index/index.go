@@ -757,4 +757,3 @@ func removeOld(dir string, keep []string) {
 		}
 	}
 }
-
