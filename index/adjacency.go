@@ -1,12 +1,14 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,26 +27,39 @@ const (
 
 // adjacency is the commit-recorded graph of the heads, numbered.
 type adjacency struct {
-	nodes []graph.NodeID      // by number: sorted by kind, key, id
-	out   map[adjKey][]uint32 // sorted neighbours
-	in    map[adjKey][]uint32 //
+	nodes  []graph.NodeID // by number: sorted by kind, key, id
+	labels []graph.Label  // sorted; adjEdge.label indexes it
+	out    []adjEdge      // sorted, distinct: node, label, then other
+	in     []adjEdge      // the same, from the other end
 }
 
-type adjKey struct {
-	node  uint32
-	label graph.Label
+// adjEdge is an edge seen from node: its label, and the node at the
+// other end.
+type adjEdge struct {
+	node, other uint32
+	label       uint32
+}
+
+func (e adjEdge) compare(f adjEdge) int {
+	switch {
+	case e.node != f.node:
+		return cmp.Compare(e.node, f.node)
+	case e.label != f.label:
+		return cmp.Compare(e.label, f.label)
+	}
+	return cmp.Compare(e.other, f.other)
 }
 
 // collectAdjacency builds the whole graph of the heads and the working
 // narrative (edge batches, code, build graphs, diagnostics, and the
 // edges the narrative declares), as ctx edges sees it, and numbers its
 // nodes deterministically.
-func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID) (*adjacency, error) {
+func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID, vs *versions) (*adjacency, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
 		return nil, err
 	}
-	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat})
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat, FileVersion: vs.get})
 	if err != nil {
 		return nil, fmt.Errorf("index: graph: %w", err)
 	}
@@ -64,10 +79,25 @@ func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID) (*ad
 		return x.ID.Compare(y.ID) < 0
 	})
 	num := make([]uint32, n)
-	a := &adjacency{nodes: make([]graph.NodeID, n), out: map[adjKey][]uint32{}, in: map[adjKey][]uint32{}}
+	a := &adjacency{nodes: make([]graph.NodeID, n)}
 	for k, i := range order {
 		num[i] = uint32(k)
 		a.nodes[k] = g.Node(i)
+	}
+	// Labels are numbered in their order, so that sorting by number
+	// sorts the table's keys.
+	label := map[graph.Label]uint32{}
+	for i := int32(0); i < int32(n); i++ {
+		for _, e := range g.Out(i) {
+			label[g.Edge(e).Label] = 0
+		}
+	}
+	for l := range label {
+		a.labels = append(a.labels, l)
+	}
+	slices.Sort(a.labels)
+	for i, l := range a.labels {
+		label[l] = uint32(i)
 	}
 	for i := int32(0); i < int32(n); i++ {
 		for _, e := range g.Out(i) {
@@ -76,29 +106,16 @@ func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID) (*ad
 			if !ok {
 				continue
 			}
-			ok1 := adjKey{num[i], edge.Label}
-			a.out[ok1] = append(a.out[ok1], num[to])
-			ik := adjKey{num[to], edge.Label}
-			a.in[ik] = append(a.in[ik], num[i])
+			l := label[edge.Label]
+			a.out = append(a.out, adjEdge{node: num[i], label: l, other: num[to]})
+			a.in = append(a.in, adjEdge{node: num[to], label: l, other: num[i]})
 		}
 	}
-	for _, m := range []map[adjKey][]uint32{a.out, a.in} {
-		for k, l := range m {
-			sort.Slice(l, func(x, y int) bool { return l[x] < l[y] })
-			m[k] = dedup(l)
-		}
+	for _, l := range []*[]adjEdge{&a.out, &a.in} {
+		slices.SortFunc(*l, adjEdge.compare)
+		*l = slices.Compact(*l)
 	}
 	return a, nil
-}
-
-func dedup(l []uint32) []uint32 {
-	out := l[:0]
-	for i, v := range l {
-		if i == 0 || v != l[i-1] {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // writeGraphSegment writes a graph segment into dir, which must not
@@ -143,28 +160,29 @@ func (a *adjacency) write(dir string, keys map[string][]uint32) error {
 	if err := nodesOut.close(); err != nil {
 		return err
 	}
-	type entry struct {
-		key  string
-		list []uint32
-	}
-	var entries []entry
-	for dir, m := range map[byte]map[adjKey][]uint32{'o': a.out, 'i': a.in} {
-		for ak, l := range m {
-			var kb [5]byte
-			kb[0] = dir
-			binary.BigEndian.PutUint32(kb[1:], ak.node)
-			entries = append(entries, entry{string(kb[:]) + string(ak.label), l})
-		}
-	}
-	sort.Slice(entries, func(x, y int) bool { return entries[x].key < entries[y].key })
 	adjOut, err := newTableFile(filepath.Join(dir, adjFile), "adj")
 	if err != nil {
 		return err
 	}
 	defer adjOut.abort()
-	for _, e := range entries {
-		if err := adjOut.w.Add([]byte(e.key), table.AppendUvarintDeltas(v[:0], e.list)); err != nil {
-			return err
+	// Keys sort by direction ('i' before 'o'), node, then label: the
+	// order of the lists.
+	var list []uint32
+	var kb []byte
+	for _, d := range []struct {
+		dir   byte
+		edges []adjEdge
+	}{{'i', a.in}, {'o', a.out}} {
+		for i := 0; i < len(d.edges); {
+			e := d.edges[i]
+			list = list[:0]
+			for ; i < len(d.edges) && d.edges[i].node == e.node && d.edges[i].label == e.label; i++ {
+				list = append(list, d.edges[i].other)
+			}
+			kb = append(binary.BigEndian.AppendUint32(append(kb[:0], d.dir), e.node), a.labels[e.label]...)
+			if err := adjOut.w.Add(kb, table.AppendUvarintDeltas(v[:0], list)); err != nil {
+				return err
+			}
 		}
 	}
 	return adjOut.close()

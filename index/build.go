@@ -67,12 +67,6 @@ func (st *BuildStats) add(o *BuildStats) {
 	st.Bytes += o.Bytes
 }
 
-// termPost is one term's postings while building.
-type termPost struct {
-	docs []uint32
-	pos  [][]uint32
-}
-
 // writeSegment writes the files of a segment of docs, numbered in
 // the order given, into dir, which must not exist.
 func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts BuildOptions) (*BuildStats, error) {
@@ -85,12 +79,12 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	// ranges are then joined in order, so the result does not depend on
 	// the number of workers.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/256))
-	chunks := make([]map[string]*termPost, workers)
+	invs := make([]*inverter, workers)
 	docLens := make([]uint32, len(docs))
 	var done atomic.Int64
 	if err := parallel.Do(ctx, workers, func(w int) error {
 		from, to := w*len(docs)/workers, (w+1)*len(docs)/workers
-		local := map[string]*termPost{}
+		inv := newInverter()
 		var tk text.Tokenizer
 		for i := from; i < to; i++ {
 			if i%1024 == 0 {
@@ -101,126 +95,37 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 					opts.Progress(int(done.Load()), len(docs))
 				}
 			}
-			doc := uint32(i)
-			docLens[i] = tk.Tokenize(docs[i].Text, 0, func(term string, pos uint32) {
-				t := local[term]
-				if t == nil {
-					t = &termPost{}
-					local[term] = t
-				}
-				if k := len(t.docs); k == 0 || t.docs[k-1] != doc {
-					t.docs = append(t.docs, doc)
-					t.pos = append(t.pos, nil)
-				}
-				t.pos[len(t.pos)-1] = append(t.pos[len(t.pos)-1], pos)
-			})
+			docLens[i] = tk.Tokenize(docs[i].Text, 0, inv.add)
+			inv.endDoc(uint32(i))
 			done.Add(1)
 		}
-		chunks[w] = local
+		invs[w] = inv
 		return nil
 	}); err != nil {
 		return nil, err
 	}
-	terms := chunks[0]
-	for _, c := range chunks[1:] {
-		for name, t := range c {
-			if g := terms[name]; g != nil {
-				g.docs = append(g.docs, t.docs...)
-				g.pos = append(g.pos, t.pos...)
-			} else {
-				terms[name] = t
-			}
-		}
-	}
-	keys := map[string][]uint32{}
-	lens := make([]byte, 0, 4*len(docs))
-	var total uint64
-	addKey := func(ns byte, k string, doc uint32) {
-		if k == "" {
-			return
-		}
-		key := string(ns) + k
-		if l := keys[key]; len(l) == 0 || l[len(l)-1] != doc {
-			keys[key] = append(l, doc)
-		}
-	}
-	// The docs table streams; terms and keys are gathered, then sorted.
-	docsOut, err := newTableFile(filepath.Join(dir, docsFile), "docs")
-	if err != nil {
-		return nil, err
-	}
-	defer docsOut.abort()
-	var rec []byte
-	var docKey [4]byte
-	for i := range docs {
-		d := &docs[i]
-		doc := uint32(i)
-		n := docLens[i]
-		total += uint64(n)
-		lens = binary.LittleEndian.AppendUint32(lens, n)
-		binary.BigEndian.PutUint32(docKey[:], doc)
-		rec = appendRecord(rec[:0], d, n)
-		if err := docsOut.w.Add(docKey[:], rec); err != nil {
-			return nil, err
-		}
-		switch d.Kind {
-		case DocFile:
-			addKey(nsPath, d.Path, doc)
-		case DocItem:
-			addKey(nsKey, d.Node.Key, doc)
-			addKey(nsName, strings.ToLower(lastName(d.Node.Key)), doc)
-		default:
-			addKey(nsName, strings.ToLower(d.Title), doc)
-		}
-		addKey(nsNode, d.Node.ID.String(), doc)
-		addKey(nsKind, string(d.Kind), doc)
-		for _, t := range d.Tags {
-			addKey(nsTag, t, doc)
-		}
-		if d.Superseded {
-			addKey(nsSup, "superseded", doc)
-		}
-	}
 	if opts.Progress != nil {
 		opts.Progress(len(docs), len(docs))
 	}
-	if err := docsOut.close(); err != nil {
-		return nil, err
-	}
-
-	// Terms, sorted.
-	names := make([]string, 0, len(terms))
-	for t := range terms {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	termsOut, err := newTableFile(filepath.Join(dir, termsFile), "terms")
-	if err != nil {
-		return nil, err
-	}
-	defer termsOut.abort()
-	var val []byte
-	for _, name := range names {
-		t := terms[name]
-		val = binary.AppendUvarint(val[:0], uint64(len(t.docs)))
-		prev := uint32(0)
-		for j, doc := range t.docs {
-			val = table.AppendDocPositions(val, prev, doc, t.pos[j])
-			prev = doc
+	// The three tables are independent: they are written side by side.
+	if err := parallel.Do(ctx, 3, func(job int) error {
+		switch job {
+		case 0:
+			return writeTerms(ctx, dir, invs, &st.Terms)
+		case 1:
+			return writeDocs(dir, docs, docLens)
+		default:
+			return writeDocKeys(dir, docs, &st.Keys)
 		}
-		if err := termsOut.w.Add([]byte(name), val); err != nil {
-			return nil, err
-		}
-	}
-	if err := termsOut.close(); err != nil {
+	}); err != nil {
 		return nil, err
 	}
-	st.Terms = len(names)
-
-	if err := writeKeys(dir, keys); err != nil {
-		return nil, err
+	lens := make([]byte, 0, 4*len(docs))
+	var total uint64
+	for _, n := range docLens {
+		total += uint64(n)
+		lens = binary.LittleEndian.AppendUint32(lens, n)
 	}
-	st.Keys = len(keys)
 
 	// Statistics and document lengths.
 	metaOut, err := newTableFile(filepath.Join(dir, metaFile), "meta")
@@ -244,6 +149,79 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	}
 	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest)
 	return st, nil
+}
+
+// writeTerms writes the terms table from the inverters, counting terms.
+func writeTerms(ctx context.Context, dir string, invs []*inverter, terms *int) error {
+	out, err := newTableFile(filepath.Join(dir, termsFile), "terms")
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	if err := mergePostings(ctx, invs, func(name string, val []byte) error {
+		*terms++
+		return out.w.Add([]byte(name), val)
+	}); err != nil {
+		return err
+	}
+	return out.close()
+}
+
+// writeDocs writes the docs table: each document's record under its
+// number.
+func writeDocs(dir string, docs []Doc, docLens []uint32) error {
+	out, err := newTableFile(filepath.Join(dir, docsFile), "docs")
+	if err != nil {
+		return err
+	}
+	defer out.abort()
+	var rec []byte
+	var key [4]byte
+	for i := range docs {
+		binary.BigEndian.PutUint32(key[:], uint32(i))
+		rec = appendRecord(rec[:0], &docs[i], docLens[i])
+		if err := out.w.Add(key[:], rec); err != nil {
+			return err
+		}
+	}
+	return out.close()
+}
+
+// writeDocKeys writes the keys table of the documents' lookups (path,
+// stable key, name, node, kind, tag, superseded), counting keys.
+func writeDocKeys(dir string, docs []Doc, n *int) error {
+	keys := map[string][]uint32{}
+	add := func(ns byte, k string, doc uint32) {
+		if k == "" {
+			return
+		}
+		key := string(ns) + k
+		if l := keys[key]; len(l) == 0 || l[len(l)-1] != doc {
+			keys[key] = append(l, doc)
+		}
+	}
+	for i := range docs {
+		d, doc := &docs[i], uint32(i)
+		switch d.Kind {
+		case DocFile:
+			add(nsPath, d.Path, doc)
+		case DocItem:
+			add(nsKey, d.Node.Key, doc)
+			add(nsName, strings.ToLower(lastName(d.Node.Key)), doc)
+		default:
+			add(nsName, strings.ToLower(d.Title), doc)
+		}
+		add(nsNode, d.Node.ID.String(), doc)
+		add(nsKind, string(d.Kind), doc)
+		for _, t := range d.Tags {
+			add(nsTag, t, doc)
+		}
+		if d.Superseded {
+			add(nsSup, "superseded", doc)
+		}
+	}
+	*n = len(keys)
+	return writeKeys(dir, keys)
 }
 
 // lastName returns the last part of a stable key: "Connect" of

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/diag"
@@ -82,6 +84,10 @@ func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
 // with their source spans, and the diagnostics of the latest command
 // runs, sorted by kind, then node key.
 func CollectCode(ctx context.Context, r *repo.Repo, heads []object.ID) ([]Doc, error) {
+	return collectCode(ctx, r, heads, newVersions(r, false).get)
+}
+
+func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
 	repoID := r.Config.Repo.ID
 	var docs []Doc
 	seenPath := map[string]bool{}
@@ -122,7 +128,7 @@ func CollectCode(ctx context.Context, r *repo.Repo, heads []object.ID) ([]Doc, e
 				return nil
 			}
 			var err error
-			items[i], err = itemDocs(r, repoID, fresh[i], e.ID)
+			items[i], err = itemDocs(r, repoID, fresh[i], e.ID, load)
 			return err
 		}); err != nil {
 			return nil, err
@@ -162,20 +168,35 @@ func CollectNarrative(r *repo.Repo) ([]Doc, error) {
 	return docs, nil
 }
 
+// sortDocs orders docs by kind, then node key, stably. It sorts numbers
+// and moves each document once: documents are large to swap.
 func sortDocs(docs []Doc) {
-	sort.SliceStable(docs, func(i, j int) bool {
-		if docs[i].Kind != docs[j].Kind {
-			return docs[i].Kind < docs[j].Kind
+	order := make([]int32, len(docs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int {
+		a, b := &docs[i], &docs[j]
+		if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+			return c
 		}
-		return docs[i].Node.Key < docs[j].Node.Key
+		if c := strings.Compare(a.Node.Key, b.Node.Key); c != 0 {
+			return c
+		}
+		return int(i - j)
 	})
+	sorted := make([]Doc, len(docs))
+	for k, i := range order {
+		sorted[k] = docs[i]
+	}
+	copy(docs, sorted)
 }
 
 // itemDocs reads a file version and its content, and returns a document
 // per item: its key, kind, doc comment and source lines.
-func itemDocs(r *repo.Repo, repoID, p string, id object.ID) ([]Doc, error) {
-	var v extract.FileVersion
-	if err := object.GetTyped(r.Objects, id, &v); err != nil {
+func itemDocs(r *repo.Repo, repoID, p string, id object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
+	v, err := load(id)
+	if err != nil {
 		return nil, fmt.Errorf("index: file version of %s: %w", p, err)
 	}
 	if len(v.Items) == 0 {
@@ -208,6 +229,63 @@ func itemDocs(r *repo.Repo, repoID, p string, id object.ID) ([]Doc, error) {
 		})
 	}
 	return docs, nil
+}
+
+// versions reads the file versions of one build: laxly (object.DecodeLax:
+// the index derives data from thousands of them), and, with keep, each
+// once, for the graph segment built after the text.
+type versions struct {
+	r    *repo.Repo
+	keep bool
+	m    sync.Map // object.ID → *extract.FileVersion
+}
+
+func newVersions(r *repo.Repo, keep bool) *versions { return &versions{r: r, keep: keep} }
+
+func (vs *versions) get(id object.ID) (*extract.FileVersion, error) {
+	if fv, ok := vs.m.Load(id); ok {
+		return fv.(*extract.FileVersion), nil
+	}
+	fv := new(extract.FileVersion)
+	if err := object.GetTypedLax(vs.r.Objects, id, fv); err != nil {
+		return nil, err
+	}
+	if vs.keep {
+		vs.m.Store(id, fv)
+	}
+	return fv, nil
+}
+
+// prefetch reads the file versions of the heads' semantic snapshots on
+// every core, keeping them for get.
+func (vs *versions) prefetch(ctx context.Context, heads []object.ID) error {
+	var ids []object.ID
+	seen := map[object.ID]bool{}
+	for _, h := range heads {
+		c, err := vs.r.ReadCommit(h)
+		if err != nil {
+			return err
+		}
+		if c.SemanticSnapshot == nil {
+			continue
+		}
+		list, err := object.ListTree(vs.r.Objects, *c.SemanticSnapshot, "")
+		if err != nil {
+			return fmt.Errorf("index: semantic snapshot of %s: %w", h.Short(), err)
+		}
+		for _, e := range list {
+			if e.Kind == object.EntryTyped && !seen[e.ID] {
+				seen[e.ID] = true
+				ids = append(ids, e.ID)
+			}
+		}
+	}
+	return parallel.Do(ctx, len(ids), func(i int) error {
+		if _, err := vs.get(ids[i]); err != nil {
+			return fmt.Errorf("index: file version %s: %w", ids[i].Short(), err)
+		}
+		return nil
+	})
 }
 
 // lineStarts returns the byte offset of each line's start.

@@ -20,6 +20,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
 	"github.com/ctx-dev/ctx/internal/lockfile"
+	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -95,6 +96,12 @@ func (ix *Index) Docs() int { return int(ix.stats.Docs) }
 func (ix *Index) Doc(n uint32) (Doc, error) {
 	s, local := ix.seg(n)
 	return s.doc(local)
+}
+
+// docHead returns the kind, node key and path of document n.
+func (ix *Index) docHead(n uint32) (recordHead, error) {
+	s, local := ix.seg(n)
+	return s.docHead(local)
 }
 
 // Lookup returns the documents a key of the keys tables lists: ns is one
@@ -237,7 +244,7 @@ type SearchOptions struct {
 // path:PREFIX, each negated with a leading '-'.
 func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	query := text.ParseQuery(q)
-	f := newFilter(ix.Docs())
+	var f filter
 	kinds := slices.Clone(opts.Kinds)
 	var notKinds, tags, notTags, paths, notPaths []string
 	tags = append(tags, opts.Tags...)
@@ -288,15 +295,15 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		}
 	}
 	so := text.SearchOptions{K: opts.Limit}
-	if f.active || len(paths)+len(notPaths) > 0 {
+	if f.active() || len(paths)+len(notPaths) > 0 {
 		so.Accept = func(doc uint32) bool {
-			if f.active && !f.ok[doc] {
+			if !f.ok(doc) {
 				return false
 			}
 			if len(paths)+len(notPaths) == 0 {
 				return true
 			}
-			d, err := ix.Doc(doc)
+			d, err := ix.docHead(doc)
 			if err != nil {
 				return false
 			}
@@ -314,7 +321,29 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	so.K = limit + len(symbols)
+	// At most limit symbols are shown, and text hits fill the rest:
+	// the text search needs limit hits besides those symbols. Which
+	// symbols the text matches too is noted as they are seen, for the
+	// count (a query that names a symbol is one word: it excludes
+	// nothing, so every document Accept sees matches).
+	so.K = limit + min(len(symbols), limit)
+	inText := map[uint32]bool{}
+	if len(symbols) > 0 {
+		isSymbol := make(map[uint32]bool, len(symbols))
+		for _, d := range symbols {
+			isSymbol[d] = true
+		}
+		accept := so.Accept
+		so.Accept = func(doc uint32) bool {
+			if accept != nil && !accept(doc) {
+				return false
+			}
+			if isSymbol[doc] {
+				inText[doc] = true
+			}
+			return true
+		}
+	}
 	res, err := text.Search(ix, query, so)
 	if err != nil {
 		return nil, 0, err
@@ -349,7 +378,7 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		}
 	}
 	for _, doc := range symbols {
-		if !slices.ContainsFunc(res.Hits, func(h text.Hit) bool { return h.Doc == doc }) {
+		if !inText[doc] {
 			matched++ // named, though its text lacks a query word
 		}
 	}
@@ -378,16 +407,16 @@ func (ix *Index) symbolsNamed(q string, accept func(uint32) bool) ([]uint32, err
 		if accept != nil && !accept(doc) {
 			continue
 		}
-		d, err := ix.Doc(doc)
+		d, err := ix.docHead(doc)
 		if err != nil {
 			return nil, err
 		}
 		if d.Kind != DocItem {
 			continue
 		}
-		k := strings.ToLower(d.Node.Key)
+		k := strings.ToLower(d.NodeKey)
 		if k == lq || strings.HasSuffix(k, lq) && (strings.HasSuffix(k[:len(k)-len(lq)], ".") || strings.HasSuffix(k[:len(k)-len(lq)], "/") || strings.HasSuffix(k[:len(k)-len(lq)], "::")) {
-			cs = append(cs, cand{doc, d.Node.Key})
+			cs = append(cs, cand{doc, d.NodeKey})
 		}
 	}
 	sort.Slice(cs, func(i, j int) bool {
@@ -409,13 +438,30 @@ func underPath(p, prefix string) bool {
 	return p == prefix || strings.HasPrefix(p, prefix+"/") || prefix == ""
 }
 
-// filter is the set of documents a search may return.
+// filter is the set of documents a search may return: an intersection of
+// clauses, each a sorted set of documents to keep or to drop. Membership
+// costs a binary search per clause and matching document; nothing is
+// proportional to the size of the index.
 type filter struct {
-	ok     []bool
-	active bool
+	clauses []filterClause
 }
 
-func newFilter(n int) *filter { return &filter{ok: make([]bool, n)} }
+type filterClause struct {
+	docs    []uint32 // sorted, distinct
+	exclude bool
+}
+
+func (f *filter) active() bool { return len(f.clauses) > 0 }
+
+// ok reports whether doc is in the set.
+func (f *filter) ok(doc uint32) bool {
+	for _, c := range f.clauses {
+		if _, found := slices.BinarySearch(c.docs, doc); found == c.exclude {
+			return false
+		}
+	}
+	return true
+}
 
 // anyOf narrows the set to the documents listed under any of keys in
 // namespace ns, or with exclude, to those listed under none.
@@ -423,27 +469,18 @@ func (f *filter) anyOf(ix *Index, ns string, keys []string, exclude bool) error 
 	if len(keys) == 0 {
 		return nil
 	}
-	in := make([]bool, len(f.ok))
+	var docs []uint32
 	for _, k := range keys {
-		docs, err := ix.Lookup(ns, k)
+		d, err := ix.Lookup(ns, k)
 		if err != nil {
 			return err
 		}
-		for _, d := range docs {
-			if int(d) < len(in) {
-				in[d] = true
-			}
-		}
+		docs = append(docs, d...)
 	}
-	for i := range f.ok {
-		keep := in[i] != exclude
-		if f.active {
-			f.ok[i] = f.ok[i] && keep
-		} else {
-			f.ok[i] = keep
-		}
+	if !slices.IsSorted(docs) {
+		slices.Sort(docs)
 	}
-	f.active = true
+	f.clauses = append(f.clauses, filterClause{docs: slices.Compact(docs), exclude: exclude})
 	return nil
 }
 
@@ -589,21 +626,21 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 
 // buildPart writes the segment of one part of the store as m describes
 // it into dir, which must not exist.
-func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, opts BuildOptions) (*BuildStats, error) {
+func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, vs *versions, opts BuildOptions) (*BuildStats, error) {
 	var docs []Doc
 	var err error
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
 	switch part {
 	case partGraph:
 		pm.Heads, pm.Narrative = m.Heads, m.Narrative
-		adj, err := collectAdjacency(ctx, r, m.Heads)
+		adj, err := collectAdjacency(ctx, r, m.Heads, vs)
 		if err != nil {
 			return nil, err
 		}
 		return writeGraphSegment(dir, adj, pm)
 	case partCode:
 		pm.Heads = m.Heads
-		docs, err = CollectCode(ctx, r, m.Heads)
+		docs, err = collectCode(ctx, r, m.Heads, vs.get)
 		if err == nil {
 			st, err := writeSegment(ctx, dir, docs, pm, opts)
 			if err != nil {
@@ -633,7 +670,7 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 	var segs [2]*segment
 	for part := range []int{partCode, partNarrative} {
 		dir := filepath.Join(tmp, partNames[part])
-		if _, err = buildPart(ctx, r, m, part, dir, opts); err == nil {
+		if _, err = buildPart(ctx, r, m, part, dir, newVersions(r, false), opts); err == nil {
 			segs[part], err = openSegment(dir)
 		}
 		if err != nil {
@@ -686,40 +723,71 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [3]bool)
 		return nil, err
 	}
 	cur := current(r)
-	var names [3]string
-	var st *BuildStats
+	build := want
 	for part := range partNames {
 		if cur[part] != "" && (!want[part] || opts.IfStale && partFresh(part, readManifest(cur[part]), m)) {
-			names[part] = filepath.Base(cur[part])
-			continue
+			build[part] = false
 		}
-		if !want[part] {
+	}
+	var names, tmps [3]string
+	var jobs []int
+	for _, part := range []int{partCode, partGraph, partNarrative} { // the large ones first
+		if !build[part] {
+			if cur[part] != "" {
+				names[part] = filepath.Base(cur[part])
+			}
 			continue
 		}
 		var suffix [8]byte
 		if _, err := rand.Read(suffix[:]); err != nil {
 			return nil, err
 		}
-		name := segPrefix + hex.EncodeToString(suffix[:])
-		tmp := filepath.Join(dir, tmpPrefix+name)
-		ps, err := buildPart(ctx, r, m, part, tmp, opts)
-		if err != nil {
-			os.RemoveAll(tmp)
+		names[part] = segPrefix + hex.EncodeToString(suffix[:])
+		tmps[part] = filepath.Join(dir, tmpPrefix+names[part])
+		jobs = append(jobs, part)
+	}
+	if len(jobs) == 0 {
+		return nil, nil // every wanted segment is fresh
+	}
+	removeTmps := func() {
+		for _, t := range tmps {
+			if t != "" {
+				os.RemoveAll(t)
+			}
+		}
+	}
+	// The code's text and the graph read the same file versions: when
+	// both are built, they are decoded once, first, on every core. The
+	// parts are then built side by side, so that the one-core phases of
+	// each (sorting, writing) overlap.
+	vs := newVersions(r, build[partCode] && build[partGraph])
+	if vs.keep {
+		if err := vs.prefetch(ctx, m.Heads); err != nil {
 			return nil, err
 		}
-		if st == nil {
-			st = &BuildStats{}
+	}
+	var stats [3]*BuildStats
+	if err := parallel.Do(ctx, len(jobs), func(i int) error {
+		part, o := jobs[i], opts
+		if part == partNarrative && build[partCode] {
+			o.Progress = nil // the code's bar, not two
 		}
-		st.add(ps)
+		var err error
+		stats[part], err = buildPart(ctx, r, m, part, tmps[part], vs, o)
+		return err
+	}); err != nil {
+		removeTmps()
+		return nil, err
+	}
+	st := &BuildStats{}
+	for _, part := range jobs {
+		st.add(stats[part])
 		fault.Hit("index.built")
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			os.RemoveAll(tmp)
+		if err := os.Rename(tmps[part], filepath.Join(dir, names[part])); err != nil {
+			removeTmps()
 			return nil, fmt.Errorf("index: %w", err)
 		}
-		names[part] = name
-	}
-	if st == nil {
-		return nil, nil // every wanted segment is fresh
+		tmps[part] = ""
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return nil, err

@@ -382,3 +382,51 @@ func TestGraphFollowsNarrative(t *testing.T) {
 		t.Fatalf("mentions of the new node: %+v %v", out, err)
 	}
 }
+
+// TestSearchManySymbols checks a query that names hundreds of symbols:
+// the shortest keys come first, and the count is that of the documents
+// that match, each once.
+func TestSearchManySymbols(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	var src strings.Builder
+	src.WriteString("package m\n\n// Shut tells every closer to close.\nfunc Shut() {}\n")
+	for i := range 300 {
+		fmt.Fprintf(&src, "\ntype T%03d struct{}\n\nfunc (T%03d) Close() error { return nil }\n", i, i)
+	}
+	root := r.ProjectRoot()
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module m\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "m.go"), []byte(src.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	hits, matched, err := ix.Search("Close", SearchOptions{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"item method m.T000.Close", "item method m.T001.Close", "item method m.T002.Close"}
+	if got := titles(hits); !slices.Equal(got, want) {
+		t.Errorf("hits %q, want %q", got, want)
+	}
+	// The same documents match the phrase, which names no symbol.
+	_, textMatched, err := ix.Search(`"close"`, SearchOptions{Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if matched != textMatched || matched != 301 {
+		t.Errorf("matched %d (text alone %d), want 301: 300 methods and Shut", matched, textMatched)
+	}
+}

@@ -97,6 +97,30 @@ func (r *recordReader) bytes(n uint64) []byte {
 
 func (r *recordReader) string() string { return string(r.bytes(r.uvarint())) }
 
+// recordHead is the start of a document record: what lookups and filters
+// need, without the title, tags and text that decodeRecord copies.
+type recordHead struct {
+	Kind    DocKind
+	NodeKey string
+	Path    string
+}
+
+// decodeRecordHead decodes the start of a document record.
+func decodeRecordHead(b []byte) (recordHead, error) {
+	r := &recordReader{b: b}
+	var h recordHead
+	if v := r.uvarint(); r.err == nil && v != recordVersion {
+		return h, fmt.Errorf("%w: document record version %d", ErrCorrupt, v)
+	}
+	h.Kind = DocKind(r.string())
+	r.bytes(r.uvarint()) // node kind
+	r.bytes(object.IDSize)
+	h.NodeKey = r.string()
+	r.bytes(r.uvarint()) // title
+	h.Path = r.string()
+	return h, r.err
+}
+
 // decodeRecord decodes a document record and its length in positions.
 func decodeRecord(b []byte) (Doc, uint32, error) {
 	r := &recordReader{b: b}

@@ -86,17 +86,35 @@ func openSegment(dir string) (_ *segment, err error) {
 
 // doc returns the segment's document n.
 func (s *segment) doc(n uint32) (Doc, error) {
+	v, err := s.record(n)
+	if err != nil {
+		return Doc{}, err
+	}
+	d, _, err := decodeRecord(v)
+	return d, err
+}
+
+// docHead returns the start of document n's record.
+func (s *segment) docHead(n uint32) (recordHead, error) {
+	v, err := s.record(n)
+	if err != nil {
+		return recordHead{}, err
+	}
+	return decodeRecordHead(v)
+}
+
+// record returns document n's record, in the mapping.
+func (s *segment) record(n uint32) ([]byte, error) {
 	var k [4]byte
 	binary.BigEndian.PutUint32(k[:], n)
 	v, ok := s.docs.Get(k[:])
 	if !ok {
 		if err := s.docs.Err(); err != nil {
-			return Doc{}, err
+			return nil, err
 		}
-		return Doc{}, fmt.Errorf("%w: no document %d", ErrCorrupt, n)
+		return nil, fmt.Errorf("%w: no document %d", ErrCorrupt, n)
 	}
-	d, _, err := decodeRecord(v)
-	return d, err
+	return v, nil
 }
 
 // lookup returns the segment's documents under a key of namespace ns.

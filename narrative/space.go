@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
@@ -341,8 +341,8 @@ func (s *Space) write(rel string, data []byte) error {
 }
 
 var (
-	nonSlug    = regexp.MustCompile(`[^a-z0-9]+`)
-	streamSlug = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+	nonSlug    = lazyre.New(`[^a-z0-9]+`)
+	streamSlug = lazyre.New(`^[a-z0-9][a-z0-9-]*$`)
 )
 
 // fileName is "<slug>-<id>.md", the slug made of the title's first words,

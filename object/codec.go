@@ -167,23 +167,8 @@ func TypeOf(payload []byte) (string, error) {
 // must be canonical. Map keys v does not know are ignored, so that objects
 // written by a newer ctx that added optional fields stay readable.
 func Decode(payload []byte, v Typed) error {
-	name, body, err := SplitTyped(payload)
-	if err != nil {
+	if err := decode(payload, v, true); err != nil {
 		return err
-	}
-	if want := v.TypeName(); name != want {
-		return fmt.Errorf("%w: object is a %s, not a %s", ErrDecode, name, want)
-	}
-	if err := checkSchema(body, reflect.TypeOf(v), "", nil); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
-	}
-	if err := decMode.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
-	}
-	if val, ok := v.(Validator); ok {
-		if err := val.Validate(); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
-		}
 	}
 	// One value, one encoding, one ID (FORMAT.md §4.1). Re-encoding the
 	// decoded value is the cheap check; a payload with keys this version
@@ -193,7 +178,41 @@ func Decode(payload []byte, v Typed) error {
 			return err
 		}
 		if len(UnknownKeys(payload, v)) == 0 {
-			return fmt.Errorf("%w: %s is not the canonical form of its value (an optional field present but null or empty?)", ErrDecode, name)
+			return fmt.Errorf("%w: %s is not the canonical form of its value (an optional field present but null or empty?)", ErrDecode, v.TypeName())
+		}
+	}
+	return nil
+}
+
+// DecodeLax decodes a typed payload into v, checking its type name and
+// v's Validate like Decode, but neither the schema (required fields
+// present and not null) nor the canonical form. It is for readers that
+// derive data from many objects whose ids they have verified, such as the
+// index, where those checks would cost more than the decoding itself;
+// ctx verify and every other read keep them.
+func DecodeLax(payload []byte, v Typed) error { return decode(payload, v, false) }
+
+// decode splits payload, checks its type name and, with schema, its
+// schema, decodes it into v and validates v.
+func decode(payload []byte, v Typed, schema bool) error {
+	name, body, err := SplitTyped(payload)
+	if err != nil {
+		return err
+	}
+	if want := v.TypeName(); name != want {
+		return fmt.Errorf("%w: object is a %s, not a %s", ErrDecode, name, want)
+	}
+	if schema {
+		if err := checkSchema(body, reflect.TypeOf(v), "", nil); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
+		}
+	}
+	if err := decMode.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
+	}
+	if val, ok := v.(Validator); ok {
+		if err := val.Validate(); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
 		}
 	}
 	return nil

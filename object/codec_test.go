@@ -843,3 +843,45 @@ func TestFromJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeLax checks what DecodeLax still refuses (the wrong type, a
+// value Validate rejects, CBOR that does not fit) and what it lets
+// through that Decode does not (a missing required field, a non-canonical
+// payload), and that both decode a good payload to the same value.
+func TestDecodeLax(t *testing.T) {
+	id := testID("x")
+	good := mustEncode(t, testObjects()[2])
+	var a, b Commit
+	if err := Decode(good, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := DecodeLax(good, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("DecodeLax = %+v, Decode = %+v", b, a)
+	}
+	refused := []struct {
+		name string
+		in   []byte
+		into Typed
+	}{
+		{"WrongType", mustEncode(t, &Tree{}), new(Commit)},
+		{"Invalid", encodeUnchecked(t, &Tree{Entries: []TreeEntry{{Name: "a", Kind: "file", ID: id}}}), new(Tree)},
+		{"IDAsText", typedPayload("tree", cMap(cText("entries"), cArray(cMap(
+			cText("id"), cText(id.String()), cText("kind"), cText("blob"), cText("name"), cText("a"))))), new(Tree)},
+	}
+	for _, tt := range refused {
+		if err := DecodeLax(tt.in, tt.into); !errors.Is(err, ErrDecode) {
+			t.Errorf("%s: DecodeLax = %v, want ErrDecode", tt.name, err)
+		}
+	}
+	lax := typedPayload("commit", cMap(cText("root_tree"), cBytes(id[:]), cText("message"), []byte{0xf6}))
+	if err := Decode(lax, new(Commit)); !errors.Is(err, ErrDecode) {
+		t.Errorf("Decode of a commit with a null message = %v, want ErrDecode", err)
+	}
+	var c Commit
+	if err := DecodeLax(lax, &c); err != nil || c.RootTree != id {
+		t.Errorf("DecodeLax of a commit with a null message = %+v, %v; want its root tree", c, err)
+	}
+}

@@ -46,7 +46,13 @@ type ReadWriter interface {
 }
 
 // GetTyped reads the typed object id into v.
-func GetTyped(g Getter, id ID, v Typed) error {
+func GetTyped(g Getter, id ID, v Typed) error { return getTyped(g, id, v, Decode) }
+
+// GetTypedLax is GetTyped with DecodeLax: the object's id is verified
+// as on every read, its schema and canonical form are not.
+func GetTypedLax(g Getter, id ID, v Typed) error { return getTyped(g, id, v, DecodeLax) }
+
+func getTyped(g Getter, id ID, v Typed, decode func([]byte, Typed) error) error {
 	kind, payload, err := g.Get(id)
 	if err != nil {
 		return err
@@ -54,7 +60,7 @@ func GetTyped(g Getter, id ID, v Typed) error {
 	if kind != KindTyped {
 		return &Error{Op: "decode", ID: id, Err: fmt.Errorf("%w: object is a %s, not a %s", ErrDecode, kind, v.TypeName())}
 	}
-	if err := Decode(payload, v); err != nil {
+	if err := decode(payload, v); err != nil {
 		return &Error{Op: "decode", ID: id, Err: err}
 	}
 	return nil

@@ -6,12 +6,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/extract"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
@@ -152,6 +152,11 @@ type GraphOptions struct {
 	// that of an old commit, which records only the narrative committed
 	// by then while edge batches name nodes committed later.
 	Names *narrative.Catalog
+	// FileVersion, if set, reads the file versions of the semantic
+	// snapshots instead of object.GetTyped: the index shares one decoding
+	// between its text and its graph. It is called from several
+	// goroutines at once, and must not change what it returns.
+	FileVersion func(object.ID) (*extract.FileVersion, error)
 }
 
 // Graph builds the relationship graph at some commits. An edge batch's
@@ -177,7 +182,7 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 	if err := r.batchEdges(ctx, g); err != nil {
 		return nil, err
 	}
-	if err := r.codeEdges(ctx, g); err != nil {
+	if err := r.codeEdges(ctx, g, opts.FileVersion); err != nil {
 		return nil, err
 	}
 	if err := r.buildEdges(g); err != nil {
@@ -419,7 +424,7 @@ func (g *Graph) narrativeEdges() {
 
 // lineSuffix matches a position after a file name: ":12", ":12:5",
 // "#L12", "#L12-L20".
-var lineSuffix = regexp.MustCompile(`(:\d+(:\d+)?|#L\d+(-L?\d+)?)$`)
+var lineSuffix = lazyre.New(`(:\d+(:\d+)?|#L\d+(-L?\d+)?)$`)
 
 // mentionedPath returns the project path a mention names, if it is a
 // regular file of the project ("src/main.go", "./src/main.go:12").
@@ -443,7 +448,13 @@ func mentionedPath(root, m string) (string, bool) {
 // those of every file version (a head's code graph is that of its files,
 // not of its history). After a git merge left several heads, the union
 // of theirs.
-func (r *Repo) codeEdges(ctx context.Context, g *Graph) error {
+func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*extract.FileVersion, error)) error {
+	if load == nil {
+		load = func(id object.ID) (*extract.FileVersion, error) {
+			fv := new(extract.FileVersion)
+			return fv, object.GetTyped(r.Objects, id, fv)
+		}
+	}
 	seen := map[object.ID]bool{}
 	var versions []object.ID
 	var paths []string
@@ -467,21 +478,30 @@ func (r *Repo) codeEdges(ctx context.Context, g *Graph) error {
 			}
 		}
 	}
+	// Decoding and deriving the edges is most of the work: every core
+	// takes versions; the order of the result stays theirs.
 	fvs := make([]*extract.FileVersion, len(versions))
+	edges := make([][]graph.Edge, len(versions))
 	if err := parallel.Do(ctx, len(versions), func(i int) error {
-		fv := new(extract.FileVersion)
-		if err := object.GetTyped(r.Objects, versions[i], fv); err != nil {
+		fv, err := load(versions[i])
+		if err != nil {
 			return fmt.Errorf("file version of %s: %w", paths[i], err)
 		}
-		fvs[i] = fv
+		fvs[i], edges[i] = fv, fv.GraphEdges(g.repoID)
 		return nil
 	}); err != nil {
 		return err
 	}
+	n := 0
+	for _, es := range edges {
+		n += len(es)
+	}
+	g.edges = slices.Grow(g.edges, n)
+	g.origins = slices.Grow(g.origins, n)
 	for i, fv := range fvs {
 		vid := versions[i]
-		for _, e := range fv.GraphEdges(g.repoID) {
-			g.edges = append(g.edges, e)
+		g.edges = append(g.edges, edges[i]...)
+		for range edges[i] {
 			g.origins = append(g.origins, EdgeOrigin{File: fv.Path, Version: &vid})
 		}
 		for _, it := range fv.Items {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -35,10 +36,11 @@ type Globals struct {
 	LockTimeout time.Duration `name:"lock-timeout" env:"CTX_LOCK_TIMEOUT" default:"10s" placeholder:"DURATION" help:"How long a writer waits for another writer's lock before failing with E006."`
 }
 
-// CLI is the command tree.
+// CLI is the command tree: one field per top-level command, under the
+// global flags. Main gives kong only the command that the arguments name
+// (see parse), registering each as a dynamic command: the fields' tags may
+// therefore use only cmd, name, group and help (TestCommandTags).
 type CLI struct {
-	Globals
-
 	Init      InitCmd      `cmd:"" group:"porcelain" help:"Create a ctx store (.ctx/) in a project directory."`
 	Add       AddCmd       `cmd:"" group:"porcelain" help:"Add knowledge: note, decision, task, fact, pattern, hypothesis, question, summary, source."`
 	Show      ShowCmd      `cmd:"" group:"porcelain" help:"Show a node (ID, or ID@REV as a commit recorded it)."`
@@ -122,7 +124,7 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 		env.Getenv = func(string) string { return "" }
 	}
 	var cli CLI
-	app := &App{Env: env, Globals: &cli.Globals, Ctx: ctx}
+	app := &App{Env: env, Ctx: ctx}
 	defer func() {
 		for i := len(app.cleanup) - 1; i >= 0; i-- {
 			app.cleanup[i]()
@@ -135,27 +137,14 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 			status = req.code
 		}
 	}()
-	parser, err := kong.New(&cli,
-		kong.Name("ctx"),
-		kong.Description(description),
-		kong.Writers(env.Stdout, env.Stderr),
-		kong.Exit(func(code int) { panic(exitRequest{code}) }),
-		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
-		kong.ExplicitGroups([]kong.Group{
-			{Key: "porcelain", Title: "Porcelain commands:"},
-			{Key: "plumbing", Title: "Plumbing commands (stable input, output, flags and exit codes):"},
-			{Key: "debug", Title: "Debugging commands:"},
-		}),
-		kong.Resolvers(envResolver(env.Getenv)),
-		kong.Vars{"node_help": nodeHelp},
-		kong.Bind(app),
-		kong.BindToProvider(app.openRepo),
-		kong.BindToProvider(app.lockRepo),
-	)
+	kctx, err := parse(app, &cli, args, true)
 	if err != nil {
-		return app.fail(fmt.Errorf("internal: %w", err))
+		// A pruned model fails where the whole one may not (a global
+		// flag's value that names a command); the whole model also gives
+		// the complete message (what commands there are).
+		cli = CLI{}
+		kctx, err = parse(app, &cli, args, false)
 	}
-	kctx, err := parser.Parse(args)
 	if err != nil {
 		var pe *kong.ParseError
 		if errors.As(err, &pe) {
@@ -171,6 +160,105 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 		return app.fail(err)
 	}
 	return 0
+}
+
+// parse builds kong's model of the command line and parses args with it.
+// With prune, the model holds only the top-level command that args name,
+// when they name one: building the whole tree (reflection over every
+// command's flags, help interpolation) costs several milliseconds, more
+// than a search takes.
+func parse(app *App, cli *CLI, args []string, prune bool) (*kong.Context, error) {
+	want := ""
+	if prune {
+		want = commandArg(args)
+		if want == "" {
+			return nil, errors.New("no command named")
+		}
+	}
+	parser, err := newParser(app, cli, want)
+	if err != nil {
+		return nil, err
+	}
+	return parser.Parse(args)
+}
+
+// newParser returns kong's model of the command line: the global flags,
+// and the commands of cli (only want, if it is not "").
+func newParser(app *App, cli *CLI, want string) (*kong.Kong, error) {
+	root := &struct{ Globals }{}
+	app.Globals = &root.Globals
+	opts := append(commandOptions(cli, want),
+		kong.Name("ctx"),
+		kong.Description(description),
+		kong.Writers(app.Stdout, app.Stderr),
+		kong.Exit(func(code int) { panic(exitRequest{code}) }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.ExplicitGroups([]kong.Group{
+			{Key: "porcelain", Title: "Porcelain commands:"},
+			{Key: "plumbing", Title: "Plumbing commands (stable input, output, flags and exit codes):"},
+			{Key: "debug", Title: "Debugging commands:"},
+		}),
+		kong.Resolvers(envResolver(app.Getenv)),
+		kong.Vars{"node_help": nodeHelp},
+		kong.Bind(app),
+		kong.BindToProvider(app.openRepo),
+		kong.BindToProvider(app.lockRepo),
+	)
+	parser, err := kong.New(root, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("internal: %w", err)
+	}
+	return parser, nil
+}
+
+// commandOptions registers the fields of cli as kong commands, in their
+// order: all of them, or only the one named want.
+func commandOptions(cli *CLI, want string) []kong.Option {
+	v := reflect.ValueOf(cli).Elem()
+	t := v.Type()
+	var opts []kong.Option
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if _, ok := f.Tag.Lookup("cmd"); !ok {
+			continue
+		}
+		name := commandName(f)
+		if want != "" && name != want {
+			continue
+		}
+		opts = append(opts, kong.DynamicCommand(name, f.Tag.Get("help"), f.Tag.Get("group"), v.Field(i).Addr().Interface()))
+	}
+	return opts
+}
+
+// commandName is the command word of a CLI field: its name tag, or its
+// field name in lower case.
+func commandName(f reflect.StructField) string {
+	if name := f.Tag.Get("name"); name != "" {
+		return name
+	}
+	return strings.ToLower(f.Name)
+}
+
+// commandArg returns the first argument that is not a global flag or a
+// global flag's value: the top-level command word, if args have one.
+func commandArg(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		case a == "--dir" || a == "--lock-timeout":
+			i++ // the flag's value
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
 }
 
 // envResolver makes kong's env tags read env.Getenv rather than the

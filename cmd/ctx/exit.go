@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
@@ -144,7 +144,7 @@ func classify(err error) code {
 
 // pkgPrefix matches the package prefixes ("object: ", "repo: ") that
 // library errors carry at the start of the message or of a wrapped part.
-var pkgPrefix = regexp.MustCompile(`(^|: )(?:repo|refs|object|narrative|graph|lockfile|regfile|atomicfile|syncfs): `)
+var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|graph|lockfile|regfile|atomicfile|syncfs): `)
 
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").

@@ -14,7 +14,7 @@ import (
 // paths and names: "pkg.mod.Class.method". A file is its own unit.
 type pythonLang struct{}
 
-var pythonGrammar = newTSGrammar(python.GetLanguage())
+var pythonGrammar = newTSGrammar(python.GetLanguage)
 
 func init() { Register(pythonLang{}) }
 

@@ -16,7 +16,7 @@ import (
 // its own unit: its module's other files are other modules.
 type rustLang struct{}
 
-var rustGrammar = newTSGrammar(rust.GetLanguage())
+var rustGrammar = newTSGrammar(rust.GetLanguage)
 
 func init() { Register(rustLang{}) }
 

@@ -24,25 +24,32 @@ import (
 
 // tsGrammar is a tree-sitter grammar and a pool of parsers for it: a
 // parser is not safe for concurrent use, so each parse takes one from the
-// pool and returns it.
+// pool and returns it. The grammar loads on first use, not at start: every
+// command links the parsers, few run them.
 type tsGrammar struct {
+	load  func() *sitter.Language
+	once  sync.Once
 	lang  *sitter.Language
 	types []string // node type names by symbol: Node.Type allocates
 	pool  sync.Pool
 }
 
-func newTSGrammar(lang *sitter.Language) *tsGrammar {
-	g := &tsGrammar{lang: lang}
-	n := lang.SymbolCount()
+func newTSGrammar(load func() *sitter.Language) *tsGrammar {
+	return &tsGrammar{load: load}
+}
+
+func (g *tsGrammar) init() {
+	g.lang = g.load()
+	n := g.lang.SymbolCount()
 	g.types = make([]string, n)
 	for s := uint32(0); s < n; s++ {
-		g.types[s] = lang.SymbolName(sitter.Symbol(s))
+		g.types[s] = g.lang.SymbolName(sitter.Symbol(s))
 	}
-	return g
 }
 
 // parse reads src into a tree, which the caller must close.
 func (g *tsGrammar) parse(src []byte) (*tsTree, error) {
+	g.once.Do(g.init)
 	p, _ := g.pool.Get().(*sitter.Parser)
 	if p == nil {
 		p = sitter.NewParser()

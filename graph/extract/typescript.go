@@ -29,9 +29,9 @@ type jsLang struct {
 }
 
 var (
-	jsGrammarTS  = newTSGrammar(typescript.GetLanguage())
-	jsGrammarTSX = newTSGrammar(tsx.GetLanguage())
-	jsGrammarJS  = newTSGrammar(javascript.GetLanguage())
+	jsGrammarTS  = newTSGrammar(typescript.GetLanguage)
+	jsGrammarTSX = newTSGrammar(tsx.GetLanguage)
+	jsGrammarJS  = newTSGrammar(javascript.GetLanguage)
 )
 
 func init() {

@@ -42,3 +42,8 @@ func (r *RE) FindAllStringSubmatch(s string, n int) [][]string {
 
 // Split is regexp.Regexp.Split.
 func (r *RE) Split(s string, n int) []string { return r.Regexp().Split(s, n) }
+
+// ReplaceAllString is regexp.Regexp.ReplaceAllString.
+func (r *RE) ReplaceAllString(src, repl string) string {
+	return r.Regexp().ReplaceAllString(src, repl)
+}
