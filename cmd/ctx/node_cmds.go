@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/narrative/where"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -108,6 +109,7 @@ type ListCmd struct {
 	Stream            []string `name:"stream" placeholder:"STREAM" help:"Only nodes of this stream (main, work, feature-<slug>). Repeatable."`
 	Tag               []string `short:"t" name:"tag" placeholder:"TAG" help:"Only nodes with this tag. Repeatable (all must match)."`
 	Since             string   `placeholder:"WHEN" help:"Only nodes created or changed since: 90m, 1h, 7d, 2w, 2026-01-20."`
+	Where             string   `placeholder:"EXPR" help:"Only nodes matching the filter expression, e.g. 'type:decision tag:project:x created:>7d -has:summary' (docs/QUERY.md). Combines with the other filters."`
 	Limit             int      `short:"n" placeholder:"N" help:"At most N nodes."`
 	IncludeSuperseded bool     `name:"include-superseded" help:"Also superseded nodes."`
 	IncludeDeleted    bool     `name:"include-deleted" help:"Also deleted nodes."`
@@ -148,17 +150,53 @@ func (c *ListCmd) Run(app *App, r *repo.Repo) error {
 			return &usageError{err: err, cmd: "list"}
 		}
 	}
+	var expr *where.Expr
+	if c.Where != "" {
+		var err error
+		if expr, err = parseWhere(app, "list", c.Where); err != nil {
+			return err
+		}
+	}
 	cat, err := loadCatalog(app, r)
 	if err != nil {
 		return err
 	}
-	nodes := cat.List(f)
+	var nodes []*narrative.Node
+	if expr == nil {
+		nodes = cat.List(f)
+	} else if nodes, err = c.filter(app, r, cat, f, expr); err != nil {
+		return err
+	}
 	views := make([]nodeView, len(nodes))
 	for i, n := range nodes {
 		views[i] = viewOf(r, n)
 		app.printf("%s\n", listLine(n))
 	}
 	return app.emit(views)
+}
+
+// filter lists the nodes f selects that match the --where expression e,
+// in List's order.
+func (c *ListCmd) filter(app *App, r *repo.Repo, cat *narrative.Catalog, f narrative.Filter, e *where.Expr) ([]*narrative.Node, error) {
+	if err := resolveWhere(app, e, cat); err != nil {
+		return nil, err
+	}
+	g, err := newWhereGraph(app, r, cat, e)
+	if err != nil {
+		return nil, err
+	}
+	limit := f.Limit
+	f.Limit = 0 // counted after the expression
+	var out []*narrative.Node
+	for _, n := range cat.List(f) {
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		if e.Match(n, g) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
 }
 
 // UpdateCmd is `ctx update`.
