@@ -134,7 +134,7 @@ func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func
 			return nil, err
 		}
 		for i, p := range fresh {
-			docs = append(docs, Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: p})
+			docs = append(docs, Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: outline(p, items[i])})
 			docs = append(docs, items[i]...)
 		}
 		if c.DiagnosticsSnapshot != nil {
@@ -286,6 +286,30 @@ func (vs *versions) prefetch(ctx context.Context, heads []object.ID) error {
 		}
 		return nil
 	})
+}
+
+// outline is the text of a file's document: its path, then the last
+// names of the items it declares, each once, in order.
+func outline(p string, items []Doc) string {
+	if len(items) == 0 {
+		return p
+	}
+	var b strings.Builder
+	b.WriteString(p)
+	b.WriteByte('\n')
+	seen := map[string]bool{}
+	for _, it := range items {
+		name := lastName(it.Node.Key)
+		if name == "" || seen[name] {
+			continue
+		}
+		if len(seen) > 0 {
+			b.WriteByte(' ')
+		}
+		seen[name] = true
+		b.WriteString(name)
+	}
+	return b.String()
 }
 
 // lineStarts returns the byte offset of each line's start.

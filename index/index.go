@@ -239,6 +239,56 @@ type SearchOptions struct {
 	IncludeSuperseded bool
 }
 
+// RetrieveOptions configure Retrieve.
+type RetrieveOptions struct {
+	// K is the number of hits to return; 0 means 100.
+	K int
+	// Kinds keeps only documents of these kinds; none keeps all.
+	Kinds []string
+	// IncludeSuperseded keeps nodes another replaced, left out by default.
+	IncludeSuperseded bool
+}
+
+// Retrieve ranks the documents for q, a query of text.NaturalQuery, by
+// BM25 over any of its terms: the candidates of a prompt pack. It
+// returns the best K hits (documents and scores, best first) and how
+// many documents matched.
+func (ix *Index) Retrieve(q text.Query, opts RetrieveOptions) (text.Result, error) {
+	var f filter
+	kinds := make([]string, len(opts.Kinds))
+	for i, k := range opts.Kinds {
+		kinds[i] = strings.ToLower(k)
+	}
+	if err := f.anyOf(ix, "kind", kinds, false); err != nil {
+		return text.Result{}, err
+	}
+	if !opts.IncludeSuperseded {
+		if err := f.anyOf(ix, "superseded", []string{"superseded"}, true); err != nil {
+			return text.Result{}, err
+		}
+	}
+	so := text.SearchOptions{K: opts.K, Any: true}
+	if so.K <= 0 {
+		so.K = 100
+	}
+	if f.active() {
+		so.Accept = f.ok
+	}
+	return text.Search(ix, q, so)
+}
+
+// DocMeta returns document n without its text (Text is empty): what a
+// caller that ranks many documents needs, without copying their chunks.
+func (ix *Index) DocMeta(n uint32) (Doc, error) {
+	s, local := ix.seg(n)
+	v, err := s.record(local)
+	if err != nil {
+		return Doc{}, err
+	}
+	d, _, err := decodeRecordOpts(v, false)
+	return d, err
+}
+
 // Search runs a full-text query: ranked hits with snippets. Besides
 // opts, the query's filters narrow it: type:KIND (or kind:), tag:TAG,
 // path:PREFIX, each negated with a leading '-'.

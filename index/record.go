@@ -122,7 +122,10 @@ func decodeRecordHead(b []byte) (recordHead, error) {
 }
 
 // decodeRecord decodes a document record and its length in positions.
-func decodeRecord(b []byte) (Doc, uint32, error) {
+func decodeRecord(b []byte) (Doc, uint32, error) { return decodeRecordOpts(b, true) }
+
+// decodeRecordOpts decodes a document record, with its text or not.
+func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 	r := &recordReader{b: b}
 	var d Doc
 	if v := r.uvarint(); r.err == nil && v != recordVersion {
@@ -148,7 +151,9 @@ func decodeRecord(b []byte) (Doc, uint32, error) {
 		d.Tags = append(d.Tags, r.string())
 	}
 	n := r.uvarint()
-	d.Text = r.string()
+	if text := r.bytes(r.uvarint()); withText {
+		d.Text = string(text)
+	}
 	if r.err == nil && (len(r.b) != 0 || n > 1<<32-1) {
 		r.err = fmt.Errorf("%w: document record: trailing bytes", ErrCorrupt)
 	}

@@ -64,6 +64,7 @@ type CLI struct {
 	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history (or a node's: ctx log ID)."`
 	Verify    VerifyCmd    `cmd:"" group:"porcelain" help:"Check every object, reference and ref of the store."`
 	Search    SearchCmd    `cmd:"" group:"porcelain" help:"Full-text search of code, paths, narrative and diagnostics: ranked hits with snippets."`
+	Query     QueryCmd     `cmd:"" group:"porcelain" help:"Build a prompt pack for a question or task: the code and narrative that answer it, fitted to a token budget."`
 	Rebuild   RebuildCmd   `cmd:"" group:"porcelain" help:"Rebuild the index (.ctx/index/, never tracked; reading commands keep it fresh on their own)."`
 	Run       RunCmd       `cmd:"" group:"porcelain" help:"Run a command (ctx run -- CMD ARGS...), pass its output through, record its diagnostics, exit with its status."`
 	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`

@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/pack"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -34,6 +35,7 @@ var (
 	codeLockConflict    = code{"E006", "LockConflict", 26, "another ctx process is writing to this store: wait for it, or raise --lock-timeout"}
 	codeCommitOrphan    = code{"E009", "CommitOrphan", 29, "a commit's parent is missing: `git pull` the rest of the store, or restore .ctx/objects from a backup"}
 	codeBudgetExceeded  = code{"E010", "BudgetExceeded", 30, "store less per step (name fewer paths), pass --force, raise the budget in .ctx/config.toml [ingestion], or import the whole project with `ctx add code`"}
+	codePackBudget      = code{"E010", "BudgetExceeded", 30, "raise --budget (or [retrieval] default_budget in .ctx/config.toml), or lower --reserve"}
 	codeStoreNotFound   = code{"E011", "StoreNotFound", 31, "run `ctx init` in the project's root directory, or pass --dir"}
 	codeStoreExists     = code{"E012", "StoreExists", 32, "`ctx init --force` replaces the store, losing everything in it"}
 	codeRefConflict     = code{"E013", "RefConflict", 33, "the ref moved since it was read: read it again with `ctx rev-parse` and retry"}
@@ -92,6 +94,8 @@ func classify(err error) code {
 		return codeLockConflict
 	case errors.Is(err, repo.ErrBudgetExceeded):
 		return codeBudgetExceeded
+	case errors.Is(err, pack.ErrBudget):
+		return codePackBudget
 	case errors.Is(err, repo.ErrToolMissing):
 		c := codeNone
 		c.Hint = "install the tool (the message says which), or leave this step out"

@@ -33,6 +33,9 @@ type Clause struct {
 	Pos []uint32
 	// Quoted is set for a clause written in double quotes.
 	Quoted bool
+	// Weight scales the clause's score; 0 means 1. A query expanded
+	// with related terms gives them less than the words written.
+	Weight float64
 }
 
 // Filter is a field:value word of the query (type:decision,
@@ -138,6 +141,31 @@ func ParseQuery(q string) Query {
 	p.parse()
 	tokenizers.Put(t)
 	return p.out
+}
+
+// NaturalQuery reads q as natural language, for a question or a task
+// description rather than a search: nothing in it is syntax (quotes, a
+// leading '-' and name:value words are text), and every term the
+// tokenizer emits — an identifier whole and each of its parts, a path
+// and each of its components — is a clause of one term, in order of
+// first appearance, without duplicates. Stop words standing alone are
+// dropped. Search it with SearchOptions.Any: a document matches any
+// term, and BM25 sums what it matches, so an identifier written whole
+// scores for the whole and for its parts.
+func NaturalQuery(q string) Query {
+	t := tokenizers.Get().(*Tokenizer)
+	defer tokenizers.Put(t)
+	var out Query
+	seen := map[string]bool{}
+	t.scan(q, 0, func(tk *token) {
+		if seen[tk.term] {
+			return
+		}
+		term := strings.Clone(tk.term)
+		seen[term] = true
+		out.Clauses = append(out.Clauses, Clause{Terms: []string{term}, Pos: []uint32{0}})
+	})
+	return out
 }
 
 type queryParser struct {

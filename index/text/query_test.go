@@ -2,6 +2,7 @@ package text
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -72,6 +73,30 @@ func TestQueryString(t *testing.T) {
 	for _, tt := range tests {
 		if got := ParseQuery(tt.in).String(); got != tt.want {
 			t.Errorf("ParseQuery(%q).String() = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestNaturalQuery(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"How does the client retry?", []string{"how", "does", "client", "retry"}},
+		{`type:decision "Fix" -x (parseHstore`, []string{"type", "decision", "fix", "x", "parsehstore", "parse", "hstore"}},
+		{"net/http.Client.Do and Client", []string{"net/http.client.do", "net", "http.client.do", "http", "client", "do"}},
+		{"", nil},
+	} {
+		q := NaturalQuery(tc.in)
+		var got []string
+		for _, c := range q.Clauses {
+			if len(c.Terms) != 1 || c.Quoted || c.Weight != 0 {
+				t.Errorf("%q: clause %+v is not one plain term", tc.in, c)
+			}
+			got = append(got, c.Terms[0])
+		}
+		if !slices.Equal(got, tc.want) || len(q.Exclude)+len(q.Filters) > 0 {
+			t.Errorf("NaturalQuery(%q) = %q (%d excluded, %d filters), want %q", tc.in, got, len(q.Exclude), len(q.Filters), tc.want)
 		}
 	}
 }

@@ -200,6 +200,9 @@ func newClauseIter(r Reader, c Clause, bm BM25, docs uint32) *clauseIter {
 		}
 		it.idf += bm.IDF(docs, df)
 	}
+	if c.Weight > 0 {
+		it.idf *= c.Weight
+	}
 	return it
 }
 

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/pack"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// QueryCmd is `ctx query`.
+type QueryCmd struct {
+	Query             []string `arg:"" placeholder:"TEXT" help:"What to retrieve context for, in natural language. Never parsed as syntax: quotes, colons and parentheses are text."`
+	Budget            int      `placeholder:"TOKENS" help:"Token budget of the pack, the response's reserve included (default: [retrieval] default_budget of .ctx/config.toml, 16000). The rendered pack never exceeds it."`
+	Reserve           int      `default:"-1" placeholder:"TOKENS" help:"Tokens kept for the response, out of the budget (-1: a quarter of the budget, at most 2048; 0: none)."`
+	Depth             int      `placeholder:"N" help:"Graph expansion depth in edges (default: [retrieval] default_depth, 2)."`
+	Format            string   `short:"f" default:"json" enum:"json,markdown,md,text" help:"Rendering: json, markdown or text. --json is --format json."`
+	Output            string   `short:"o" placeholder:"FILE" help:"Write the pack to FILE (atomically) instead of stdout."`
+	IncludeNarrative  bool     `name:"include-narrative" help:"Add the narrative: the active task, matching decisions and notes, the recent log (the default when [retrieval] include_narrative is true)."`
+	NoNarrative       bool     `name:"no-narrative" help:"Leave the narrative out."`
+	NoGraph           bool     `name:"no-graph" help:"Skip the graph expansion."`
+	Explain           bool     `help:"Say why each chunk is there: its ranks by each signal, the query terms it matched, the edge that reached it, and what the budget cut."`
+	IncludeSuperseded bool     `name:"include-superseded" help:"Let superseded nodes in."`
+}
+
+// Validate checks the flags before the store is opened.
+func (c *QueryCmd) Validate() error {
+	switch {
+	case c.Budget < 0:
+		return fmt.Errorf("--budget %d: want a positive number of tokens", c.Budget)
+	case c.Reserve < -1:
+		return fmt.Errorf("--reserve %d: want a number of tokens, or -1 for the default", c.Reserve)
+	case c.Depth < 0:
+		return fmt.Errorf("--depth %d: want 0 or more", c.Depth)
+	case c.IncludeNarrative && c.NoNarrative:
+		return fmt.Errorf("--include-narrative or --no-narrative, not both")
+	}
+	return nil
+}
+
+// Run builds the pack and writes it.
+func (c *QueryCmd) Run(app *App, r *repo.Repo) error {
+	return runPack(app, r, strings.Join(c.Query, " "), c.packOptions(app, r), c.Output, "query")
+}
+
+func (c *QueryCmd) packOptions(app *App, r *repo.Repo) pack.Options {
+	f, _ := pack.ParseFormat(c.Format) // enum-checked
+	if app.Globals.JSON {
+		f = pack.JSON
+	}
+	o := pack.Options{
+		Budget: c.Budget, Format: f, Depth: c.Depth, NoGraph: c.NoGraph, Explain: c.Explain,
+		IncludeNarrative: r.Config.Retrieval.IncludeNarrative, IncludeSuperseded: c.IncludeSuperseded, Now: app.Clock.Now(),
+	}
+	if o.Budget == 0 {
+		o.Budget = r.Config.Retrieval.DefaultBudget
+	}
+	if o.Depth == 0 {
+		o.Depth = r.Config.Retrieval.DefaultDepth
+	}
+	switch c.Reserve {
+	case -1:
+		o.Reserve = 0 // the default
+	case 0:
+		o.Reserve = -1 // none
+	default:
+		o.Reserve = c.Reserve
+	}
+	if c.IncludeNarrative {
+		o.IncludeNarrative = true
+	}
+	if c.NoNarrative {
+		o.IncludeNarrative = false
+	}
+	return o
+}
+
+// runPack builds a pack for task and writes it to out ("" for stdout).
+func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd string) error {
+	ix, err := openIndex(app, r)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	src := pack.Source{Repo: r, Index: ix}
+	if !opts.NoGraph {
+		gx, err := index.OpenGraph(app.Ctx, r)
+		if err != nil {
+			return err
+		}
+		defer gx.Close()
+		src.Graph = gx
+	}
+	if opts.IncludeNarrative {
+		if src.Catalog, err = loadCatalog(app, r); err != nil {
+			return err
+		}
+	}
+	if src.Head, err = headCommit(r); err != nil {
+		return err
+	}
+	p, err := pack.Build(app.Ctx, src, task, opts)
+	switch {
+	case errors.Is(err, pack.ErrInvalidOptions):
+		return &usageError{err: err, cmd: cmd}
+	case err != nil:
+		return err
+	}
+	text, err := pack.Render(p, opts.Format)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		_, err = fmt.Fprint(app.Stdout, text)
+		return err
+	}
+	wd, err := app.wd()
+	if err != nil {
+		return err
+	}
+	if !filepath.IsAbs(out) {
+		out = filepath.Join(wd, out)
+	}
+	if err := atomicfile.Write(out, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("--output %s: %w", out, err)
+	}
+	fmt.Fprintf(app.Stderr, "ctx: wrote %s: %d chunks, %d of %d tokens\n", out, len(p.Retrieved), p.TokenBudget.Used, p.TokenBudget.Total)
+	return nil
+}
+
+// headCommit returns the commit a pack reads files from: the head of the
+// ref HEAD names (the first of several, after a git merge that left them
+// unreconciled); zero for a store without commits.
+func headCommit(r *repo.Repo) (object.ID, error) {
+	target, err := r.Refs.Target()
+	if err != nil {
+		return object.Zero, err
+	}
+	heads, err := r.Heads(target)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return object.Zero, nil
+		}
+		return object.Zero, err
+	}
+	if len(heads) == 0 {
+		return object.Zero, nil
+	}
+	return heads[0], nil
+}

@@ -1,0 +1,195 @@
+package pack
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// ErrBudget reports a budget too small for even an empty pack.
+var ErrBudget = errors.New("pack: budget too small")
+
+// Section caps, as shares of the budget left after the response's: the
+// narrative's chunks take at most a quarter when there is code to show,
+// the recent log a tenth, and the graph context's lists of nodes a
+// tenth.
+const (
+	narrativeShare = 4
+	recentShare    = 10
+	graphShare     = 10
+)
+
+// fit fills p with chunks, best first, until the rendering of p in
+// opts.Format would exceed the budget less the response's reserve. Code
+// and narrative chunks are interleaved by relevance; the narrative's may
+// not take more than their share. A chunk that does not fit is skipped
+// (with Explain, listed as cut) and smaller ones after it may still fit.
+func fit(p *Pack, code, narr []Chunk, recent string, opts Options) (*Pack, error) {
+	r, err := newRenderer(opts.Format)
+	if err != nil {
+		return nil, err
+	}
+	avail := opts.Budget - opts.Reserve
+	limit := 4 * avail // characters: Tokens(s) <= avail ⟺ runes(s) <= 4·avail
+	p.RecentNarrative = truncate(recent, avail/recentShare)
+	p.Retrieved = nil
+	// Sized with Used at its largest value, so that writing the real one
+	// never makes the pack longer.
+	p.TokenBudget.Used = p.TokenBudget.Total
+	shrinkGraph(p, r, limit/graphShare)
+	if err := shrinkBase(p, r, limit); err != nil {
+		return nil, err
+	}
+	size := runes(r.header(p)) + runes(r.footer(p))
+
+	narrCap := limit
+	if len(code) > 0 {
+		narrCap = limit / narrativeShare
+	}
+	type cand struct {
+		c    Chunk
+		narr bool
+	}
+	cands := make([]cand, 0, len(code)+len(narr))
+	for _, c := range code {
+		cands = append(cands, cand{c, false})
+	}
+	for _, c := range narr {
+		cands = append(cands, cand{c, true})
+	}
+	// Relevance order; code first among equals, then the order given.
+	slices.SortStableFunc(cands, func(x, y cand) int {
+		if c := cmp.Compare(y.c.RelevanceScore, x.c.RelevanceScore); c != 0 {
+			return c
+		}
+		if x.narr != y.narr {
+			if x.narr {
+				return 1
+			}
+			return -1
+		}
+		return 0
+	})
+	var cut []Cut
+	narrUsed := 0
+	first := true
+	for _, k := range cands {
+		piece := r.chunk(&k.c, len(p.Retrieved))
+		n := runes(piece)
+		if first {
+			// The footer of a pack with chunks differs from an empty one's.
+			p.Retrieved = append(p.Retrieved, k.c)
+			n += runes(r.footer(p)) - runes(r.footer(&Pack{TokenBudget: p.TokenBudget, GraphContext: p.GraphContext, RecentNarrative: p.RecentNarrative, Explain: p.Explain}))
+			p.Retrieved = p.Retrieved[:0]
+		}
+		reason := ""
+		switch {
+		case size+n > limit:
+			reason = "budget"
+		case k.narr && narrUsed+n > narrCap:
+			reason = "narrative share"
+		}
+		if reason != "" {
+			cut = append(cut, Cut{Title: k.c.Title, Tokens: Tokens(piece), Reason: reason})
+			continue
+		}
+		p.Retrieved = append(p.Retrieved, k.c)
+		size += n
+		if k.narr {
+			narrUsed += n
+		}
+		first = false
+	}
+	if p.Explain != nil {
+		p.Explain.Cut = cut[:min(len(cut), maxCutListed)]
+		p.Explain.CutMore = len(cut) - len(p.Explain.Cut)
+		if p.Explain.Cut == nil {
+			p.Explain.Cut = []Cut{}
+		}
+	}
+	// The list of cuts lengthens the footer: drop the last chunks until
+	// the whole rendering fits.
+	for {
+		out, err := Render(p, opts.Format)
+		if err != nil {
+			return nil, err
+		}
+		if runes(out) <= limit {
+			break
+		}
+		if len(p.Retrieved) == 0 {
+			return nil, fmt.Errorf("%w: %d tokens (%d reserved for the response) cannot hold the pack's frame", ErrBudget, opts.Budget, opts.Reserve)
+		}
+		last := p.Retrieved[len(p.Retrieved)-1]
+		p.Retrieved = p.Retrieved[:len(p.Retrieved)-1]
+		if p.Explain != nil {
+			if len(p.Explain.Cut) < maxCutListed {
+				p.Explain.Cut = append(p.Explain.Cut, Cut{Title: last.Title, Tokens: Tokens(r.chunk(&last, len(p.Retrieved))), Reason: "budget"})
+			} else {
+				p.Explain.CutMore++
+			}
+		}
+	}
+	if p.Retrieved == nil {
+		p.Retrieved = []Chunk{}
+	}
+	// Used counts the rendering that states it: a fixed point, reached
+	// in a step or two since the number only shrinks from Total.
+	for range 4 {
+		out, _ := Render(p, opts.Format)
+		used := Tokens(out)
+		if used == p.TokenBudget.Used {
+			break
+		}
+		p.TokenBudget.Used = used
+	}
+	return p, nil
+}
+
+// shrinkGraph cuts the graph context's lists, the longer one first and
+// its last (least activated) nodes first, until they take at most max characters of the rendering.
+func shrinkGraph(p *Pack, r renderer, max int) {
+	bare := *p
+	bare.GraphContext.SeedNodes, bare.GraphContext.ExpandedNodes = nil, nil
+	base := runes(r.footer(&bare))
+	size := func() int { return runes(r.footer(p)) - base }
+	g := &p.GraphContext
+	for size() > max && len(g.SeedNodes)+len(g.ExpandedNodes) > 0 {
+		if len(g.ExpandedNodes) >= len(g.SeedNodes) {
+			g.ExpandedNodes = g.ExpandedNodes[:len(g.ExpandedNodes)*3/4]
+		} else {
+			g.SeedNodes = g.SeedNodes[:len(g.SeedNodes)*3/4]
+		}
+	}
+}
+
+// shrinkBase makes the pack without chunks fit in limit characters:
+// shorter graph lists, no recent log, then a shorter task.
+func shrinkBase(p *Pack, r renderer, limit int) error {
+	base := func() int { return runes(r.header(p)) + runes(r.footer(p)) }
+	for base() > limit && len(p.GraphContext.ExpandedNodes) > 0 {
+		p.GraphContext.ExpandedNodes = p.GraphContext.ExpandedNodes[:len(p.GraphContext.ExpandedNodes)/2]
+	}
+	for base() > limit && len(p.GraphContext.SeedNodes) > 0 {
+		p.GraphContext.SeedNodes = p.GraphContext.SeedNodes[:len(p.GraphContext.SeedNodes)/2]
+	}
+	if base() > limit {
+		p.RecentNarrative = ""
+	}
+	if over := base() - limit; over > 0 {
+		t := []rune(p.Task)
+		if over+1 >= len(t) {
+			p.Task = ""
+		} else {
+			p.Task = string(t[:len(t)-over-1]) + "…"
+		}
+	}
+	if base() > limit {
+		return fmt.Errorf("%w: %d tokens cannot hold even an empty pack (%d); raise the budget", ErrBudget, limit/4, (base()+3)/4)
+	}
+	return nil
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
