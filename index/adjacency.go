@@ -252,41 +252,73 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 // heads and the narrative, out of it or into it, over the labels given
 // (none: all). Neighbours come sorted by label, then node.
 func (gx *GraphIndex) Neighbors(name string, out bool, labels ...graph.Label) ([]Neighbor, error) {
+	n, ok, err := gx.Lookup(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	adj, err := gx.Adjacent(n, out, labels...)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Neighbor, len(adj))
+	for i, a := range adj {
+		node, err := gx.Node(a.Node)
+		if err != nil {
+			return nil, err
+		}
+		res[i] = Neighbor{Label: a.Label, Node: node}
+	}
+	return res, nil
+}
+
+// NodeNum is a node's number in the graph segment: what Adjacent takes
+// and returns, so that a walk decodes only the nodes it keeps.
+type NodeNum = uint32
+
+// Adjacency is a neighbour by number.
+type Adjacency struct {
+	Label graph.Label
+	Node  NodeNum
+}
+
+// Lookup returns the number of the node named name; false if the graph
+// has no such node.
+func (gx *GraphIndex) Lookup(name string) (NodeNum, bool, error) {
 	v, ok := gx.keys.Get(append([]byte{nsGraph}, name...))
 	if !ok {
-		return nil, gx.keys.Err()
+		return 0, false, gx.keys.Err()
 	}
 	nums, err := table.DecodeUvarintDeltas(nil, v)
 	if err != nil || len(nums) == 0 {
-		return nil, fmt.Errorf("%w: graph key %q", ErrCorrupt, name)
+		return 0, false, fmt.Errorf("%w: graph key %q", ErrCorrupt, name)
 	}
+	return nums[0], true, nil
+}
+
+// Adjacent returns the neighbours of node n, out of it or into it, over
+// the labels given (none: all), sorted by label, then number.
+func (gx *GraphIndex) Adjacent(n NodeNum, out bool, labels ...graph.Label) ([]Adjacency, error) {
 	var prefix [5]byte
 	prefix[0] = 'i'
 	if out {
 		prefix[0] = 'o'
 	}
-	binary.BigEndian.PutUint32(prefix[1:], nums[0])
-	want := map[graph.Label]bool{}
-	for _, l := range labels {
-		want[l] = true
-	}
-	var res []Neighbor
+	binary.BigEndian.PutUint32(prefix[1:], n)
+	var res []Adjacency
 	it := gx.adj.Prefix(prefix[:])
 	for it.Next() {
-		label := graph.Label(strings.Clone(string(it.Key()[5:])))
-		if len(want) > 0 && !want[label] {
+		lb := it.Key()[5:]
+		if len(labels) > 0 && !slices.ContainsFunc(labels, func(l graph.Label) bool { return string(l) == string(lb) }) {
 			continue
 		}
-		list, err := table.DecodeUvarintDeltas(nil, it.Value())
-		if err != nil {
-			return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
+		label := graph.Label(strings.Clone(string(lb)))
+		var d table.DeltaIter
+		d.Reset(it.Value())
+		for d.Next() {
+			res = append(res, Adjacency{Label: label, Node: d.Value()})
 		}
-		for _, n := range list {
-			node, err := gx.node(n)
-			if err != nil {
-				return nil, err
-			}
-			res = append(res, Neighbor{Label: label, Node: node})
+		if err := d.Err(); err != nil {
+			return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
 		}
 	}
 	if err := it.Err(); err != nil {
@@ -294,6 +326,9 @@ func (gx *GraphIndex) Neighbors(name string, out bool, labels ...graph.Label) ([
 	}
 	return res, nil
 }
+
+// Node returns node n of the graph.
+func (gx *GraphIndex) Node(n NodeNum) (graph.NodeID, error) { return gx.node(n) }
 
 // node returns node n of the graph.
 func (gx *GraphIndex) node(n uint32) (graph.NodeID, error) {

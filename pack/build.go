@@ -91,17 +91,13 @@ func Build(ctx context.Context, src Source, task string, opts Options) (*Pack, e
 			}
 		}
 	}
-	code, err := b.codeChunks()
-	if err != nil {
-		return nil, err
-	}
-	var narr []Chunk
+	cands := b.codeChunks()
 	var recent string
 	if opts.IncludeNarrative && src.Catalog != nil {
-		narr = b.narrativeChunks()
+		cands = append(cands, loaded(b.narrativeChunks(), true)...)
 		recent = b.recentLog()
 	}
-	return fit(p, code, narr, recent, opts)
+	return fit(p, cands, recent, opts)
 }
 
 // builder holds one Build's state.
@@ -114,6 +110,7 @@ type builder struct {
 	narr     []hit                // narrative and diagnostic hits, best first
 	ranked   []*fileCand          // files, best first
 	blobs    map[string]object.ID // path → blob at Head, as read
+	root     object.ID            // Head's root tree, once read
 	trees    map[object.ID]*object.Tree
 	sources  map[object.ID][]byte
 	mass     float64
@@ -364,18 +361,21 @@ func (b *builder) blobOf(path string) (object.ID, error) {
 		return object.Zero, fmt.Errorf("pack: no commit to read %s from", path)
 	}
 	if b.trees == nil {
+		c, err := b.src.Repo.ReadCommit(b.src.Head)
+		if err != nil {
+			return object.Zero, err
+		}
+		b.root = c.RootTree
 		b.trees = map[object.ID]*object.Tree{}
 	}
-	c, err := b.src.Repo.ReadCommit(b.src.Head)
-	if err != nil {
-		return object.Zero, err
-	}
-	id := c.RootTree
+	id := b.root
 	for _, el := range strings.Split(path, "/") {
 		t := b.trees[id]
 		if t == nil {
 			t = new(object.Tree)
-			if err := object.GetTyped(b.src.Repo.Objects, id, t); err != nil {
+			// A pack is derived, rebuildable data: the lax read of
+			// FORMAT.md §4.1 (the id is verified).
+			if err := object.GetTypedLax(b.src.Repo.Objects, id, t); err != nil {
 				return object.Zero, err
 			}
 			b.trees[id] = t

@@ -26,25 +26,29 @@ const (
 	itemsPerFile  = 2
 )
 
-// codeChunks returns the chunks of the ranked files: the best item of
-// each file in rank order (or the file's first lines when none of its
+// candidate is a chunk not read yet: its relevance, and how to read it
+// (a nil chunk: nothing to show). fit reads candidates in relevance
+// order and stops when the budget is full, so that a pack reads the
+// blobs of the files it shows, not of every file that matched.
+type candidate struct {
+	rel  float64
+	narr bool
+	load func() (*Chunk, error)
+}
+
+// codeChunks returns the candidates of the ranked files: the best item
+// of each file in rank order (or the file's first lines when none of its
 // items matched), then the second-best items of the files that have one,
 // then the diagnostics the text matched.
-func (b *builder) codeChunks() ([]Chunk, error) {
-	var firsts, seconds []Chunk
+func (b *builder) codeChunks() []candidate {
+	var firsts, seconds []candidate
 	for _, f := range b.ranked {
 		rel := 0.0
 		if b.maxFused > 0 {
 			rel = f.fused / b.maxFused
 		}
 		if len(f.items) == 0 {
-			c, err := b.fileHead(f, rel)
-			if err != nil {
-				return nil, err
-			}
-			if c != nil {
-				firsts = append(firsts, *c)
-			}
+			firsts = append(firsts, candidate{rel: round(rel), load: func() (*Chunk, error) { return b.fileHead(f, round(rel)) }})
 			continue
 		}
 		for i, it := range f.items[:min(itemsPerFile, len(f.items))] {
@@ -52,10 +56,10 @@ func (b *builder) codeChunks() ([]Chunk, error) {
 			if i > 0 {
 				r = rel * it.score / f.items[0].score / 2
 			}
-			c, err := b.itemChunk(f, it, r, i == 0)
-			if err != nil {
-				return nil, err
-			}
+			c := candidate{rel: round(r), load: func() (*Chunk, error) {
+				c, err := b.itemChunk(f, it, round(r), i == 0)
+				return &c, err
+			}}
 			if i == 0 {
 				firsts = append(firsts, c)
 			} else {
@@ -66,10 +70,21 @@ func (b *builder) codeChunks() ([]Chunk, error) {
 	out := append(firsts, seconds...)
 	for _, h := range b.narr {
 		if h.meta.Kind == index.DocDiagnostic {
-			out = append(out, b.diagnosticChunk(h))
+			c := b.diagnosticChunk(h)
+			out = append(out, candidate{rel: c.RelevanceScore, load: func() (*Chunk, error) { return &c, nil }})
 		}
 	}
-	return out, nil
+	return out
+}
+
+// loaded wraps chunks already read as candidates.
+func loaded(chunks []Chunk, narr bool) []candidate {
+	out := make([]candidate, len(chunks))
+	for i := range chunks {
+		c := chunks[i]
+		out[i] = candidate{rel: c.RelevanceScore, narr: narr, load: func() (*Chunk, error) { return &c, nil }}
+	}
+	return out
 }
 
 // content returns the file at path in Head, and its blob id.
@@ -94,10 +109,11 @@ func (b *builder) content(p string) ([]byte, object.ID, error) {
 
 // itemChunk is an item's source lines, with a little context.
 func (b *builder) itemChunk(f *fileCand, it hit, rel float64, first bool) (Chunk, error) {
+	// rel arrives rounded.
 	d := it.meta
 	c := Chunk{
 		Title:          fmt.Sprintf("%s (%s:%d-%d)", titleOf(d), d.Path, d.StartLine, d.EndLine),
-		RelevanceScore: round(rel),
+		RelevanceScore: rel,
 		ChunkKind:      SymbolDefinition,
 		Path:           d.Path,
 		Node:           d.Node.Name(),
@@ -143,7 +159,7 @@ func (b *builder) fileHead(f *fileCand, rel float64) (*Chunk, error) {
 		Title:          fmt.Sprintf("File: %s", f.path),
 		ObjectID:       blob.String(),
 		Snippet:        snippet,
-		RelevanceScore: round(rel),
+		RelevanceScore: rel,
 		ChunkKind:      FileContent,
 		Path:           f.path,
 		Span:           &Span{Start: 1, End: uint32(last)},
@@ -276,29 +292,43 @@ func (b *builder) recentLog() string {
 
 // cutLines returns lines from..to (1-based, inclusive) of src, at most
 // maxTokens of them (whole lines; a marker says how many were left out),
-// and the last line number shown.
+// and the last line number shown. It reads only as far as it shows.
 func cutLines(src []byte, from, to, maxTokens int) (string, int) {
-	lines := strings.SplitAfter(string(src), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
+	// Skip to line from.
+	start := 0
+	for line := 1; line < from; line++ {
+		i := bytes.IndexByte(src[start:], '\n')
+		if i < 0 {
+			return "", from
+		}
+		start += i + 1
 	}
-	if from > len(lines) {
+	if start >= len(src) {
 		return "", from
 	}
-	to = min(to, len(lines))
 	var s strings.Builder
 	runes := 0
 	last := from - 1
-	for i := from; i <= to; i++ {
-		l := lines[i-1]
-		n := utf8.RuneCountInString(l)
+	pos := start
+	for i := from; i <= to && pos < len(src); i++ {
+		end := len(src)
+		if j := bytes.IndexByte(src[pos:], '\n'); j >= 0 {
+			end = pos + j + 1
+		}
+		l := src[pos:end]
+		n := utf8.RuneCount(l)
 		if runes+n > 4*maxTokens && i > from {
-			fmt.Fprintf(&s, "… (%d more lines)\n", to-i+1)
+			left := bytes.Count(src[pos:], []byte{'\n'})
+			if src[len(src)-1] != '\n' {
+				left++
+			}
+			fmt.Fprintf(&s, "… (%d more lines)\n", min(left, to-i+1))
 			break
 		}
-		s.WriteString(l)
+		s.Write(l)
 		runes += n
 		last = i
+		pos = end
 	}
 	return strings.TrimRight(s.String(), "\n"), last
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index"
 )
 
 // The expansion is spreading activation (Collins and Loftus, 1975; Crestani,
@@ -23,9 +24,10 @@ import (
 // not spread at all. Ties are broken by node name, so the result is the
 // same on every run.
 const (
-	decay      = 0.5
-	seedItems  = 3 // best items of a seed file that seed too
-	spreadStop = 1e-4
+	decay       = 0.5
+	seedItems   = 3 // best items of a seed file that seed too
+	spreadStop  = 1e-4
+	maxFrontier = 100
 )
 
 type activation struct {
@@ -35,8 +37,10 @@ type activation struct {
 }
 
 // expand spreads activation from the best files and credits the files
-// it reaches (graphScore), recording the seeds and the nodes reached.
+// it reaches (graphScore), recording the seeds and the nodes reached. It
+// walks node numbers and decodes only the nodes it keeps.
 func (b *builder) expand(ctx context.Context) error {
+	gx := b.src.Graph
 	seeds := map[string]float64{}
 	for _, f := range b.ranked[:min(seedFiles, len(b.ranked))] {
 		a := f.fused / b.maxFused
@@ -47,63 +51,85 @@ func (b *builder) expand(ctx context.Context) error {
 	}
 	b.seedList = slices.Collect(maps.Keys(seeds))
 	slices.SortFunc(b.seedList, func(x, y string) int { return cmp.Or(cmp.Compare(seeds[y], seeds[x]), strings.Compare(x, y)) })
-	reached := map[string]*activation{}
-	frontier := seeds
+	frontier := map[index.NodeNum]float64{}
+	isSeed := map[index.NodeNum]bool{}
+	for _, name := range b.seedList {
+		n, ok, err := gx.Lookup(name)
+		if err != nil {
+			return err
+		}
+		if ok {
+			frontier[n] += seeds[name]
+			isSeed[n] = true
+		}
+	}
+	type edge struct {
+		from  index.NodeNum
+		label graph.Label
+		out   bool
+	}
+	reached := map[index.NodeNum]float64{}
+	best := map[index.NodeNum]float64{} // the largest share one edge brought
+	via := map[index.NodeNum]edge{}
 	for step := 0; step < b.opts.Depth && len(frontier) > 0; step++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		b.depth = step + 1
-		next := map[string]float64{}
-		for _, name := range slices.Sorted(maps.Keys(frontier)) {
-			a := frontier[name]
+		next := map[index.NodeNum]float64{}
+		// The most activated nodes spread, at most maxFrontier of them: the
+		// rest would pass on too little to matter.
+		order := slices.Collect(maps.Keys(frontier))
+		slices.SortFunc(order, func(x, y index.NodeNum) int { return cmp.Or(cmp.Compare(frontier[y], frontier[x]), cmp.Compare(x, y)) })
+		for _, n := range order[:min(len(order), maxFrontier)] {
+			a := frontier[n]
 			if a < spreadStop {
-				continue
+				break
 			}
-			var nbs []neighbor
+			var nbs []edge
+			var targets []index.NodeNum
 			for _, out := range []bool{true, false} {
-				ns, err := b.src.Graph.Neighbors(name, out, b.opts.Labels...)
+				adj, err := gx.Adjacent(n, out, b.opts.Labels...)
 				if err != nil {
 					return err
 				}
-				for _, n := range ns {
-					nbs = append(nbs, neighbor{name: n.Node.Name(), label: n.Label, out: out})
+				for _, x := range adj {
+					nbs = append(nbs, edge{from: n, label: x.Label, out: out})
+					targets = append(targets, x.Node)
 				}
 			}
 			if len(nbs) == 0 || len(nbs) > maxDegree {
 				continue
 			}
 			share := a * decay / float64(len(nbs))
-			for _, n := range nbs {
-				if _, isSeed := seeds[n.name]; isSeed {
+			for i, t := range targets {
+				if isSeed[t] {
 					continue
 				}
-				next[n.name] += share
-				r := reached[n.name]
-				if r == nil {
-					r = &activation{}
-					reached[n.name] = r
-				}
-				r.a += share
-				if share > r.by {
-					r.by, r.via = share, edgeText(name, n)
+				next[t] += share
+				reached[t] += share
+				if share > best[t] {
+					best[t], via[t] = share, nbs[i]
 				}
 			}
 		}
 		frontier = next
 	}
-	// The nodes reached, most activated first; files get what their own
-	// node and their items received.
-	names := slices.Collect(maps.Keys(reached))
-	slices.SortFunc(names, func(x, y string) int {
-		return cmp.Or(cmp.Compare(reached[y].a, reached[x].a), strings.Compare(x, y))
-	})
-	if len(names) > b.opts.MaxExpanded {
-		names = names[:b.opts.MaxExpanded]
+	// The nodes reached, most activated first (ties by number, which
+	// follows kind and key); files get what their own node and their
+	// items received.
+	nums := slices.Collect(maps.Keys(reached))
+	slices.SortFunc(nums, func(x, y index.NodeNum) int { return cmp.Or(cmp.Compare(reached[y], reached[x]), cmp.Compare(x, y)) })
+	if len(nums) > b.opts.MaxExpanded {
+		nums = nums[:b.opts.MaxExpanded]
 	}
-	b.expanded = names
-	for _, name := range names {
-		r := reached[name]
+	for _, n := range nums {
+		node, err := gx.Node(n)
+		if err != nil {
+			return err
+		}
+		name := node.Name()
+		b.expanded = append(b.expanded, name)
 		path, err := b.pathOfNode(name)
 		if err != nil {
 			return err
@@ -113,9 +139,14 @@ func (b *builder) expand(ctx context.Context) error {
 		}
 		f := b.file(path)
 		if f.graphScore == 0 {
-			f.reach = r.via
+			e := via[n]
+			from, err := gx.Node(e.from)
+			if err != nil {
+				return err
+			}
+			f.reach = edgeText(from.Name(), neighbor{name: name, label: e.label, out: e.out})
 		}
-		f.graphScore += r.a
+		f.graphScore += reached[n]
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -21,12 +22,20 @@ const (
 	graphShare     = 10
 )
 
+// Reading stops when less than minChunk characters of the budget are
+// left (no chunk is that small), or after maxMisses candidates in a row
+// did not fit: the rest are counted as cut without being read.
+const (
+	minChunk  = 160
+	maxMisses = 10
+)
+
 // fit fills p with chunks, best first, until the rendering of p in
 // opts.Format would exceed the budget less the response's reserve. Code
 // and narrative chunks are interleaved by relevance; the narrative's may
 // not take more than their share. A chunk that does not fit is skipped
 // (with Explain, listed as cut) and smaller ones after it may still fit.
-func fit(p *Pack, code, narr []Chunk, recent string, opts Options) (*Pack, error) {
+func fit(p *Pack, cands []candidate, recent string, opts Options) (*Pack, error) {
 	r, err := newRenderer(opts.Format)
 	if err != nil {
 		return nil, err
@@ -45,23 +54,13 @@ func fit(p *Pack, code, narr []Chunk, recent string, opts Options) (*Pack, error
 	size := runes(r.header(p)) + runes(r.footer(p))
 
 	narrCap := limit
-	if len(code) > 0 {
+	if slices.ContainsFunc(cands, func(c candidate) bool { return !c.narr }) {
 		narrCap = limit / narrativeShare
 	}
-	type cand struct {
-		c    Chunk
-		narr bool
-	}
-	cands := make([]cand, 0, len(code)+len(narr))
-	for _, c := range code {
-		cands = append(cands, cand{c, false})
-	}
-	for _, c := range narr {
-		cands = append(cands, cand{c, true})
-	}
 	// Relevance order; code first among equals, then the order given.
-	slices.SortStableFunc(cands, func(x, y cand) int {
-		if c := cmp.Compare(y.c.RelevanceScore, x.c.RelevanceScore); c != 0 {
+	cands = slices.Clone(cands)
+	slices.SortStableFunc(cands, func(x, y candidate) int {
+		if c := cmp.Compare(y.rel, x.rel); c != 0 {
 			return c
 		}
 		if x.narr != y.narr {
@@ -73,14 +72,26 @@ func fit(p *Pack, code, narr []Chunk, recent string, opts Options) (*Pack, error
 		return 0
 	})
 	var cut []Cut
-	narrUsed := 0
+	unread := 0
+	narrUsed, misses := 0, 0
 	first := true
-	for _, k := range cands {
-		piece := r.chunk(&k.c, len(p.Retrieved))
+	for i, k := range cands {
+		if limit-size < minChunk || misses == maxMisses {
+			unread = len(cands) - i
+			break
+		}
+		c, err := k.load()
+		if err != nil {
+			return nil, err
+		}
+		if c == nil {
+			continue
+		}
+		piece := r.chunk(c, len(p.Retrieved))
 		n := runes(piece)
 		if first {
 			// The footer of a pack with chunks differs from an empty one's.
-			p.Retrieved = append(p.Retrieved, k.c)
+			p.Retrieved = append(p.Retrieved, *c)
 			n += runes(r.footer(p)) - runes(r.footer(&Pack{TokenBudget: p.TokenBudget, GraphContext: p.GraphContext, RecentNarrative: p.RecentNarrative, Explain: p.Explain}))
 			p.Retrieved = p.Retrieved[:0]
 		}
@@ -92,10 +103,12 @@ func fit(p *Pack, code, narr []Chunk, recent string, opts Options) (*Pack, error
 			reason = "narrative share"
 		}
 		if reason != "" {
-			cut = append(cut, Cut{Title: k.c.Title, Tokens: Tokens(piece), Reason: reason})
+			cut = append(cut, Cut{Title: c.Title, Tokens: Tokens(piece), Reason: reason})
+			misses++
 			continue
 		}
-		p.Retrieved = append(p.Retrieved, k.c)
+		misses = 0
+		p.Retrieved = append(p.Retrieved, *c)
 		size += n
 		if k.narr {
 			narrUsed += n
@@ -104,47 +117,52 @@ func fit(p *Pack, code, narr []Chunk, recent string, opts Options) (*Pack, error
 	}
 	if p.Explain != nil {
 		p.Explain.Cut = cut[:min(len(cut), maxCutListed)]
-		p.Explain.CutMore = len(cut) - len(p.Explain.Cut)
+		p.Explain.CutMore = len(cut) - len(p.Explain.Cut) + unread
 		if p.Explain.Cut == nil {
 			p.Explain.Cut = []Cut{}
 		}
 	}
-	// The list of cuts lengthens the footer: drop the last chunks until
-	// the whole rendering fits.
+	// The list of cuts lengthens the footer: shorten it (the rest are
+	// counted), and drop the last chunks only when it is empty, until the
+	// whole rendering fits.
 	for {
 		out, err := Render(p, opts.Format)
 		if err != nil {
 			return nil, err
 		}
-		if runes(out) <= limit {
+		if size = runes(out); size <= limit {
 			break
+		}
+		if p.Explain != nil && len(p.Explain.Cut) > 0 {
+			keep := len(p.Explain.Cut) / 2 // in a few renderings, not one per entry
+			p.Explain.CutMore += len(p.Explain.Cut) - keep
+			p.Explain.Cut = p.Explain.Cut[:keep]
+			continue
 		}
 		if len(p.Retrieved) == 0 {
 			return nil, fmt.Errorf("%w: %d tokens (%d reserved for the response) cannot hold the pack's frame", ErrBudget, opts.Budget, opts.Reserve)
 		}
-		last := p.Retrieved[len(p.Retrieved)-1]
 		p.Retrieved = p.Retrieved[:len(p.Retrieved)-1]
 		if p.Explain != nil {
-			if len(p.Explain.Cut) < maxCutListed {
-				p.Explain.Cut = append(p.Explain.Cut, Cut{Title: last.Title, Tokens: Tokens(r.chunk(&last, len(p.Retrieved))), Reason: "budget"})
-			} else {
-				p.Explain.CutMore++
-			}
+			p.Explain.CutMore++
 		}
 	}
 	if p.Retrieved == nil {
 		p.Retrieved = []Chunk{}
 	}
-	// Used counts the rendering that states it: a fixed point, reached
-	// in a step or two since the number only shrinks from Total.
+	// Used counts the rendering that states it. The rendering measured
+	// has Used = Total; writing a shorter number shortens it by the
+	// difference in digits: a fixed point, reached in a step or two.
+	total := len(strconv.Itoa(p.TokenBudget.Total))
+	used := p.TokenBudget.Total
 	for range 4 {
-		out, _ := Render(p, opts.Format)
-		used := Tokens(out)
-		if used == p.TokenBudget.Used {
+		u := (size - total + len(strconv.Itoa(used)) + 3) / 4
+		if u == used {
 			break
 		}
-		p.TokenBudget.Used = used
+		used = u
 	}
+	p.TokenBudget.Used = used
 	return p, nil
 }
 

@@ -290,7 +290,7 @@ func TestBudgetProperty(t *testing.T) {
 		if opts.Explain {
 			p.Explain = &Explain{Terms: strings.Fields(text(5))}
 		}
-		got, err := fit(p, code, narr, text(rng.IntN(500)), opts)
+		got, err := fit(p, append(loaded(code, false), loaded(narr, true)...), text(rng.IntN(500)), opts)
 		if err != nil {
 			continue // too small for the frame: an error, not an overrun
 		}
@@ -376,6 +376,27 @@ func TestVariants(t *testing.T) {
 	} {
 		if got := variants(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("variants(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCutLines(t *testing.T) {
+	src := []byte("l1\nl2\nl3\nl4\nl5")
+	for _, tc := range []struct {
+		from, to, max int
+		want          string
+		last          int
+	}{
+		{1, 2, 100, "l1\nl2", 2},
+		{2, 9, 100, "l2\nl3\nl4\nl5", 5},
+		{4, 5, 100, "l4\nl5", 5},
+		{6, 9, 100, "", 6},
+		{1, 5, 2, "l1\nl2\n… (3 more lines)", 2}, // 8 characters: two lines of three
+		{1, 4, 1, "l1\n… (3 more lines)", 1},     // the first line always shows
+	} {
+		got, last := cutLines(src, tc.from, tc.to, tc.max)
+		if got != tc.want || last != tc.last {
+			t.Errorf("cutLines(%d, %d, %d) = %q, %d; want %q, %d", tc.from, tc.to, tc.max, got, last, tc.want, tc.last)
 		}
 	}
 }

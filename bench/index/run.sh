@@ -6,6 +6,8 @@
 #   2. search:        ctx search -n 10 QUERY  vs  sqlite3 DB "SELECT path FROM f
 #                     (a new process each)        WHERE f MATCH … ORDER BY
 #                                                 bm25(f) LIMIT 10"
+#      query pack:    ctx query QUERY (a whole prompt pack, new process each;
+#                     target: median <= 50 ms), beside the two above
 #   3. sizes:         .ctx/index/             vs  .ctx/objects/ and the FTS5 file
 # and prints the ratios measured in this run. See docs/benchmarks.md.
 #
@@ -392,6 +394,24 @@ read -r F_HELLO FC_HELLO A_HELLO <<<"${L[0]}"
 read -r F_VER FC_VER A_VER <<<"${L[1]}"
 read -r F_SQL FC_SQL A_SQL <<<"${L[2]}"
 
+# ---- 2b. new-process ctx query latency ----------------------------------------------
+# A whole prompt pack (default options: graph expansion, snippets from the
+# blobs, the narrative) for each search query and one question; the first
+# (untimed) run also builds the graph segment.
+QQUERIES=("${QUERIES[@]}" "How does the HTTP client retry a request when the connection is reset?")
+declare -a P_CTX PC_CTX ALL_P
+log "query: ${#QQUERIES[@]} packs, $RUNS runs each after a warm-up"
+for ((q = 0; q < ${#QQUERIES[@]}; q++)); do
+	Q=${QQUERIES[q]}
+	(cd "$STORE" && "$CTX" query "$Q") >"$WORK/out/query-$q" 2>&1 || die "ctx query $Q exited $?: $(head -c 300 "$WORK/out/query-$q")"
+	grep -q '"chunk_kind": "SymbolDefinition"' "$WORK/out/query-$q" || fail "ctx query $Q retrieved no code"
+	mapfile -t L < <(cd "$STORE" && "$TOOL" time -n "$RUNS" -w 1 -- "$CTX" query "$Q")
+	[[ ${#L[@]} -eq 1 ]] || die "timing the query $Q failed"
+	read -r P_CTX[q] PC_CTX[q] ALL_P[q] <<<"${L[0]}"
+	log "  $Q: ctx query $(ms1 "${P_CTX[q]}") ms"
+done
+[[ $FAIL == 0 ]] || die "a query check failed; see the FAIL lines above"
+
 # ---- 3. sizes ----------------------------------------------------------------------
 dirbytes() { du -sb "$1" | cut -f1; }
 SZ_INDEX=$(dirbytes "$STORE/.ctx/index")
@@ -426,6 +446,18 @@ for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	[[ $V == met ]] || ALLMET=0
 	row "search (ms): ${QUERIES[q]}" "$(ms1 "${S_FTS[q]}")" "$(ms1 "${S_CTX[q]}")" "$(fmt_milli "$R")" "$(ms1 "${SC_FTS[q]}")" "$(ms1 "${SC_CTX[q]}")" "<= 1.0" "$V"
 done
+QTARGET=50000 # µs
+for ((q = 0; q < ${#QQUERIES[@]}; q++)); do
+	V=$(verdict "${P_CTX[q]}" "$QTARGET")
+	[[ $V == met ]] || ALLMET=0
+	FT="—" FC="—" R="—"
+	if ((q < ${#QUERIES[@]})); then
+		FT=$(ms1 "${S_FTS[q]}") FC=$(ms1 "${SC_FTS[q]}") R=$(ratio "${P_CTX[q]}" "${S_FTS[q]}")
+	fi
+	label=${QQUERIES[q]}
+	((${#label} > 26)) && label="${label:0:25}…"
+	row "query pack (ms): $label" "$FT" "$(ms1 "${P_CTX[q]}")" "$R" "$FC" "$(ms1 "${PC_CTX[q]}")" "<= 50 ms" "$V"
+done
 echo
 echo "CPU ratio (ctx/FTS5) of the rebuild: $(ratio "$MC_CTXR" "$MC_FTSR"); search CPU times are per process, in ms"
 echo "floors (ms, median wall [cpu]): empty Go program $(ms1 "$F_HELLO") [$(ms1 "$FC_HELLO")], ctx version $(ms1 "$F_VER") [$(ms1 "$FC_VER")], sqlite3 :memory: \"SELECT 1\" $(ms1 "$F_SQL") [$(ms1 "$FC_SQL")]"
@@ -447,6 +479,11 @@ echo "search runs, wall-clock ms, median (min–max):"
 for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	# shellcheck disable=SC2086 # the lists are space-separated numbers
 	echo "  ${QUERIES[q]}: ctx $(spread ${ALL_CTX[q]}), FTS5 $(spread ${ALL_FTS[q]})"
+done
+# shellcheck disable=SC2086
+for ((q = 0; q < ${#QQUERIES[@]}; q++)); do
+	# shellcheck disable=SC2086
+	echo "  query pack ${QQUERIES[q]}: ctx $(spread ${ALL_P[q]})"
 done
 # shellcheck disable=SC2086
 echo "  floors: empty Go program $(spread $A_HELLO), ctx version $(spread $A_VER), sqlite3 SELECT 1 $(spread $A_SQL)"

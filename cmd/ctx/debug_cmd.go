@@ -10,6 +10,7 @@ type DebugCmd struct {
 	Verify  VerifyCmd     `cmd:"" help:"Verify the store (= verify)."`
 	Graph   DebugGraphCmd `cmd:"" help:"Export the relationship graph (text, dot, json) or report its cycles (--scc)."`
 	Index   DebugIndexCmd `cmd:"" help:"Look a key up in one index: path, key, name, node, kind or term."`
+	Pack    DebugPackCmd  `cmd:"" help:"Build a prompt pack and explain it (= query --explain --format text)."`
 }
 
 // DebugRefsCmd is `ctx debug refs`.

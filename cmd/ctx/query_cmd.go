@@ -20,7 +20,7 @@ type QueryCmd struct {
 	Budget            int      `placeholder:"TOKENS" help:"Token budget of the pack, the response's reserve included (default: [retrieval] default_budget of .ctx/config.toml, 16000). The rendered pack never exceeds it."`
 	Reserve           int      `default:"-1" placeholder:"TOKENS" help:"Tokens kept for the response, out of the budget (-1: a quarter of the budget, at most 2048; 0: none)."`
 	Depth             int      `placeholder:"N" help:"Graph expansion depth in edges (default: [retrieval] default_depth, 2)."`
-	Format            string   `short:"f" default:"json" enum:"json,markdown,md,text" help:"Rendering: json, markdown or text. --json is --format json."`
+	Format            string   `short:"f" placeholder:"FORMAT" help:"Rendering: json (the default of ctx query), markdown or text (the default of ctx debug pack). --json is --format json."`
 	Output            string   `short:"o" placeholder:"FILE" help:"Write the pack to FILE (atomically) instead of stdout."`
 	IncludeNarrative  bool     `name:"include-narrative" help:"Add the narrative: the active task, matching decisions and notes, the recent log (the default when [retrieval] include_narrative is true)."`
 	NoNarrative       bool     `name:"no-narrative" help:"Leave the narrative out."`
@@ -41,6 +41,11 @@ func (c *QueryCmd) Validate() error {
 	case c.IncludeNarrative && c.NoNarrative:
 		return fmt.Errorf("--include-narrative or --no-narrative, not both")
 	}
+	if c.Format != "" {
+		if _, err := pack.ParseFormat(c.Format); err != nil {
+			return fmt.Errorf("--format %s: want json, markdown or text", c.Format)
+		}
+	}
 	return nil
 }
 
@@ -50,7 +55,10 @@ func (c *QueryCmd) Run(app *App, r *repo.Repo) error {
 }
 
 func (c *QueryCmd) packOptions(app *App, r *repo.Repo) pack.Options {
-	f, _ := pack.ParseFormat(c.Format) // enum-checked
+	f := pack.JSON
+	if c.Format != "" {
+		f, _ = pack.ParseFormat(c.Format) // checked by Validate
+	}
 	if app.Globals.JSON {
 		f = pack.JSON
 	}
@@ -79,6 +87,21 @@ func (c *QueryCmd) packOptions(app *App, r *repo.Repo) pack.Options {
 		o.IncludeNarrative = false
 	}
 	return o
+}
+
+// DebugPackCmd is `ctx debug pack`: ctx query with --explain, for a
+// terminal by default.
+type DebugPackCmd struct {
+	QueryCmd
+}
+
+// Run builds the pack with its explanation.
+func (c *DebugPackCmd) Run(app *App, r *repo.Repo) error {
+	c.Explain = true
+	if c.Format == "" {
+		c.Format = "text"
+	}
+	return runPack(app, r, strings.Join(c.Query, " "), c.packOptions(app, r), c.Output, "debug pack")
 }
 
 // runPack builds a pack for task and writes it to out ("" for stdout).
