@@ -53,18 +53,23 @@ func Build(ctx context.Context, src Source, task string, opts Options) (*Pack, e
 	if err := b.seedText(); err != nil {
 		return nil, err
 	}
-	if err := b.seedNames(); err != nil {
-		return nil, err
-	}
-	if err := b.rankFiles(); err != nil {
-		return nil, err
-	}
-	if !opts.NoGraph && src.Graph != nil && len(b.ranked) > 0 {
-		if err := b.expand(ctx); err != nil {
+	if opts.Where == nil {
+		if err := b.seedNames(); err != nil {
+			return nil, err
+		}
+		if err := b.seedRecent(ctx); err != nil {
 			return nil, err
 		}
 		if err := b.rankFiles(); err != nil {
 			return nil, err
+		}
+		if !opts.NoGraph && src.Graph != nil && len(b.ranked) > 0 {
+			if err := b.expand(ctx); err != nil {
+				return nil, err
+			}
+			if err := b.rankFiles(); err != nil {
+				return nil, err
+			}
 		}
 	}
 	p := &Pack{
@@ -91,7 +96,10 @@ func Build(ctx context.Context, src Source, task string, opts Options) (*Pack, e
 			}
 		}
 	}
-	cands := b.codeChunks()
+	var cands []candidate
+	if opts.Where == nil {
+		cands = b.codeChunks()
+	}
 	var recent string
 	if opts.IncludeNarrative && src.Catalog != nil {
 		cands = append(cands, loaded(b.narrativeChunks(), true)...)
@@ -117,9 +125,10 @@ type builder struct {
 	testsOf  map[string][]*fileCand
 	maxFused float64
 
-	seedList []string
-	expanded []string
-	depth    int
+	seedList  []string
+	graphNarr []reachedNode // narrative nodes the expansion reached
+	expanded  []string
+	depth     int
 }
 
 // hit is a document the text search returned.
@@ -131,15 +140,16 @@ type hit struct {
 
 // fileCand is a file and the evidence for it.
 type fileCand struct {
-	path       string
-	items      []hit // its items the text matched, best first
-	pathScore  float64
-	nameScore  float64
-	graphScore float64
-	reach      string // the edge path that reached it, for --explain
-	ranks      map[string]int
-	fused      float64
-	nameOf     []string // the names it declares that the task mentions
+	path        string
+	items       []hit // its items the text matched, best first
+	pathScore   float64
+	nameScore   float64
+	graphScore  float64
+	recentScore float64 // recently touched (seedRecent)
+	reach       string  // the edge path that reached it, for --explain
+	ranks       map[string]int
+	fused       float64
+	nameOf      []string // the names it declares that the task mentions
 }
 
 func (b *builder) file(path string) *fileCand {
@@ -273,6 +283,7 @@ var signals = []signalDef{
 	{name: "path", score: func(f *fileCand) float64 { return f.pathScore }},
 	{name: "names", score: func(f *fileCand) float64 { return f.nameScore }, absolute: true},
 	{name: "graph", score: func(f *fileCand) float64 { return f.graphScore }},
+	{name: "recent", score: func(f *fileCand) float64 { return f.recentScore }, absolute: true},
 }
 
 // rankFiles orders the files by CombSUM of the signals (Fox and Shaw,

@@ -203,13 +203,29 @@ func (b *builder) narrTop() float64 {
 func (b *builder) narrativeChunks() []Chunk {
 	var out []Chunk
 	seen := map[narrative.ID]bool{}
-	if t := activeTask(b.src.Catalog); t != nil {
+	if t := activeTask(b.src.Catalog); t != nil && (b.opts.Where == nil || b.opts.Where.Match(t, b.opts.WhereGraph)) {
 		seen[t.ID] = true
 		c := b.nodeChunk(t, 1)
 		if b.opts.Explain {
 			c.Why = &Why{Reason: "the active task (the most recently updated task in tier working or pinned)"}
 		}
 		out = append(out, c)
+	}
+	if b.opts.Where != nil && len(b.query.Clauses) == 0 {
+		// A filter alone: every node it matches, newest first.
+		nodes := b.src.Catalog.List(narrative.Filter{IncludeSuperseded: b.opts.IncludeSuperseded})
+		for _, n := range nodes {
+			if seen[n.ID] || !b.opts.Where.Match(n, b.opts.WhereGraph) {
+				continue
+			}
+			seen[n.ID] = true
+			c := b.nodeChunk(n, 1/float64(len(out)+1))
+			if b.opts.Explain {
+				c.Why = &Why{Reason: "matches --where " + b.opts.Where.String()}
+			}
+			out = append(out, c)
+		}
+		return out
 	}
 	for _, h := range b.narr {
 		if h.meta.Kind == index.DocDiagnostic {
@@ -219,10 +235,30 @@ func (b *builder) narrativeChunks() []Chunk {
 		if n == nil || seen[n.ID] || n.Deleted || n.SupersededBy != "" && !b.opts.IncludeSuperseded {
 			continue
 		}
+		if b.opts.Where != nil && !b.opts.Where.Match(n, b.opts.WhereGraph) {
+			continue
+		}
 		seen[n.ID] = true
 		c := b.nodeChunk(n, h.score/b.narrTop())
 		if b.opts.Explain {
 			c.Why = &Why{Text: &TextMatch{Score: round(h.score), Terms: b.matched(n.Content)}}
+		}
+		out = append(out, c)
+	}
+	// Then the nodes the graph reached from the code (a decision that
+	// mentions a function the query found), scaled below the text's.
+	top := 0.0
+	for _, r := range b.graphNarr {
+		top = max(top, r.a)
+	}
+	for _, r := range b.graphNarr {
+		if seen[r.node.ID] || b.opts.Where != nil && !b.opts.Where.Match(r.node, b.opts.WhereGraph) {
+			continue
+		}
+		seen[r.node.ID] = true
+		c := b.nodeChunk(r.node, r.a/top/2)
+		if b.opts.Explain {
+			c.Why = &Why{Graph: r.via}
 		}
 		out = append(out, c)
 	}
@@ -268,7 +304,7 @@ func (b *builder) recentLog() string {
 	var nodes []*narrative.Node
 	for _, id := range b.src.Catalog.IDs() {
 		n := b.src.Catalog.Nodes[id]
-		if n.Active() && !n.Updated.Before(since) {
+		if n.Active() && !n.Updated.Before(since) && (b.opts.Where == nil || b.opts.Where.Match(n, b.opts.WhereGraph)) {
 			nodes = append(nodes, n)
 		}
 	}

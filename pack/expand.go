@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/narrative"
 )
 
 // The expansion is spreading activation (Collins and Loftus, 1975; Crestani,
@@ -24,10 +25,11 @@ import (
 // not spread at all. Ties are broken by node name, so the result is the
 // same on every run.
 const (
-	decay       = 0.5
-	seedItems   = 3 // best items of a seed file that seed too
-	spreadStop  = 1e-4
-	maxFrontier = 100
+	decay         = 0.5
+	seedItems     = 3 // best items of a seed file that seed too
+	seedNarrative = 5 // best narrative and diagnostic hits that seed
+	spreadStop    = 1e-4
+	maxFrontier   = 100
 )
 
 type activation struct {
@@ -48,6 +50,11 @@ func (b *builder) expand(ctx context.Context) error {
 		for _, it := range f.items[:min(seedItems, len(f.items))] {
 			seeds[it.meta.Node.Name()] += a * it.score / f.items[0].score
 		}
+	}
+	// The best narrative and diagnostic hits seed too: a note that
+	// mentions a file, a diagnostic at a line of one.
+	for _, h := range b.narr[:min(seedNarrative, len(b.narr))] {
+		seeds[h.meta.Node.Name()] += h.score / b.narrTop()
 	}
 	b.seedList = slices.Collect(maps.Keys(seeds))
 	slices.SortFunc(b.seedList, func(x, y string) int { return cmp.Or(cmp.Compare(seeds[y], seeds[x]), strings.Compare(x, y)) })
@@ -130,6 +137,15 @@ func (b *builder) expand(ctx context.Context) error {
 		}
 		name := node.Name()
 		b.expanded = append(b.expanded, name)
+		if nn := b.narrativeOf(node); nn != nil {
+			e := via[n]
+			from, err := gx.Node(e.from)
+			if err != nil {
+				return err
+			}
+			b.graphNarr = append(b.graphNarr, reachedNode{node: nn, a: reached[n], via: edgeText(from.Name(), neighbor{name: name, label: e.label, out: e.out})})
+			continue
+		}
 		path, err := b.pathOfNode(name)
 		if err != nil {
 			return err
@@ -149,6 +165,26 @@ func (b *builder) expand(ctx context.Context) error {
 		f.graphScore += reached[n]
 	}
 	return nil
+}
+
+// reachedNode is a narrative node the expansion reached.
+type reachedNode struct {
+	node *narrative.Node
+	a    float64
+	via  string
+}
+
+// narrativeOf returns the narrative node a graph node stands for, if the
+// pack has the narrative and the node is in it, active.
+func (b *builder) narrativeOf(node graph.NodeID) *narrative.Node {
+	if b.src.Catalog == nil || !b.opts.IncludeNarrative {
+		return nil
+	}
+	n := b.src.Catalog.Nodes[narrative.ID(node.Key)]
+	if n == nil || graph.NarrativeNode(string(n.Type), string(n.ID)).ID != node.ID || n.Deleted || n.SupersededBy != "" && !b.opts.IncludeSuperseded {
+		return nil
+	}
+	return n
 }
 
 type neighbor struct {

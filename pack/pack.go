@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/narrative/where"
 	"github.com/ctx-dev/ctx/object"
 )
 
@@ -143,6 +144,12 @@ type Options struct {
 	IncludeSuperseded bool
 	// Explain records why each chunk is there.
 	Explain bool
+	// Where, if set, keeps only the narrative nodes it matches (asking
+	// WhereGraph about edges and summaries), and no code: `--where
+	// "tag:tier:reference"` asks for knowledge, not source. With an
+	// empty task, every matching node is a candidate, newest first.
+	Where      *where.Expr
+	WhereGraph where.Graph
 	// Now is the time the recent log is counted back from.
 	Now time.Time
 }
@@ -180,6 +187,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.Labels) == 0 {
 		o.Labels = DefaultLabels
+	}
+	if o.Where != nil {
+		o.IncludeNarrative = true
 	}
 	if o.NarrativeDays == 0 {
 		o.NarrativeDays = DefaultNarrativeDays

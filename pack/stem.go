@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/index/text"
@@ -11,50 +12,86 @@ import (
 // surely than "test" would.
 const variantWeight = 0.3
 
-// variants returns the other inflections of an English word that a
-// query should also find: "tests" → "test", "cleaning" → "clean",
-// "parsed" → "parse", "queries" → "query", "path" → "paths". Code names
-// things in one form and describes them in another; an index that does
-// not stem (identifiers must match exactly) gets the other forms at query
-// time, and only those in its vocabulary are kept (expandQuery). These
-// are the common suffixes of English inflection, not a full stemmer: a
-// wrong variant costs a lookup and, when the vocabulary has it, a weak
-// match.
+// variants returns the other forms of an English word that a query
+// should also find: its base ("tests" → "test", "cleaning" → "clean",
+// "parsed" → "parse", "queries" → "query", "connection" → "connect",
+// "handler" → "handle") and the inflections and derivations of each base
+// and of the word ("elected" → "elect" → "election", "path" → "paths").
+// Code names things in one form and describes them in another; an index
+// that does not stem (identifiers must match exactly) gets the other
+// forms at query time, and only those in its vocabulary are kept
+// (expandQuery). These are the common suffixes of English, not a full
+// stemmer: a wrong form costs a lookup and, when the vocabulary has it,
+// a weak match.
 func variants(w string) []string {
 	if len(w) < 4 || !isLowerWord(w) {
 		return nil
 	}
+	seen := map[string]bool{w: true}
 	var out []string
 	add := func(v string) {
-		if len(v) >= 3 && v != w {
+		if len(v) >= 3 && !seen[v] {
+			seen[v] = true
 			out = append(out, v)
 		}
 	}
-	undouble := func(stem string) {
-		add(stem)
-		add(stem + "e")
-		if n := len(stem); n >= 3 && stem[n-1] == stem[n-2] && !isVowel(stem[n-1]) && !strings.ContainsRune("lsz", rune(stem[n-1])) {
-			add(stem[:n-1])
+	bases := []string{w}
+	base := func(b string) {
+		if len(b) >= 3 && !slices.Contains(bases, b) {
+			bases = append(bases, b)
 		}
 	}
+	undouble := func(stem string) {
+		base(stem)
+		base(stem + "e")
+		if n := len(stem); n >= 3 && stem[n-1] == stem[n-2] && !isVowel(stem[n-1]) && !strings.ContainsRune("lsz", rune(stem[n-1])) {
+			base(stem[:n-1])
+		}
+	}
+	// Derivations: a connection connects, a handler handles, management
+	// manages.
+	for _, suf := range []string{"ions", "ion", "ers", "er", "ments", "ment"} {
+		if stem, ok := strings.CutSuffix(w, suf); ok && len(stem) >= 4 {
+			base(stem)
+			base(stem + "e")
+			break
+		}
+	}
+	// Inflections.
 	switch {
 	case strings.HasSuffix(w, "ies"), strings.HasSuffix(w, "ied"):
-		add(w[:len(w)-3] + "y")
+		base(w[:len(w)-3] + "y")
 	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "xes"):
-		add(w[:len(w)-2])
+		base(w[:len(w)-2])
 	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
-		add(w[:len(w)-1])
+		base(w[:len(w)-1])
 	case strings.HasSuffix(w, "ing"):
 		undouble(w[:len(w)-3])
 	case strings.HasSuffix(w, "ed"):
 		undouble(w[:len(w)-2])
-	case strings.HasSuffix(w, "y") && !isVowel(w[len(w)-2]):
-		add(w[:len(w)-1] + "ies")
-	case strings.HasSuffix(w, "s"), strings.HasSuffix(w, "x"), strings.HasSuffix(w, "z"), strings.HasSuffix(w, "ch"), strings.HasSuffix(w, "sh"):
-		add(w + "es")
-	default:
-		add(w + "s")
 	}
+	for _, b := range bases {
+		add(b)
+		for _, f := range forms(b) {
+			add(f)
+		}
+	}
+	return out
+}
+
+// forms returns the regular inflections and derivations of a base word.
+func forms(b string) []string {
+	var out []string
+	switch {
+	case strings.HasSuffix(b, "y") && len(b) > 1 && !isVowel(b[len(b)-2]):
+		out = append(out, b[:len(b)-1]+"ies")
+	case strings.HasSuffix(b, "s"), strings.HasSuffix(b, "x"), strings.HasSuffix(b, "z"), strings.HasSuffix(b, "ch"), strings.HasSuffix(b, "sh"):
+		out = append(out, b+"es")
+	default:
+		out = append(out, b+"s")
+	}
+	stem := strings.TrimSuffix(b, "e")
+	out = append(out, stem+"ed", stem+"ing", stem+"ion", stem+"ions", stem+"er", stem+"ers")
 	return out
 }
 

@@ -16,7 +16,8 @@ import (
 
 // QueryCmd is `ctx query`.
 type QueryCmd struct {
-	Query             []string `arg:"" placeholder:"TEXT" help:"What to retrieve context for, in natural language. Never parsed as syntax: quotes, colons and parentheses are text."`
+	Query             []string `arg:"" optional:"" placeholder:"TEXT" help:"What to retrieve context for, in natural language. Never parsed as syntax: quotes, colons and parentheses are text."`
+	Where             string   `placeholder:"EXPR" help:"Only narrative nodes matching the filter expression (docs/QUERY.md), and no code: --where 'type:decision AND created:>7d'. Alone, every matching node, newest first; with TEXT, those the text ranks."`
 	Budget            int      `placeholder:"TOKENS" help:"Token budget of the pack, the response's reserve included (default: [retrieval] default_budget of .ctx/config.toml, 16000). The rendered pack never exceeds it."`
 	Reserve           int      `default:"-1" placeholder:"TOKENS" help:"Tokens kept for the response, out of the budget (-1: a quarter of the budget, at most 2048; 0: none)."`
 	Depth             int      `placeholder:"N" help:"Graph expansion depth in edges (default: [retrieval] default_depth, 2)."`
@@ -40,6 +41,10 @@ func (c *QueryCmd) Validate() error {
 		return fmt.Errorf("--depth %d: want 0 or more", c.Depth)
 	case c.IncludeNarrative && c.NoNarrative:
 		return fmt.Errorf("--include-narrative or --no-narrative, not both")
+	case len(c.Query) == 0 && c.Where == "":
+		return fmt.Errorf("give the query TEXT, a --where filter, or both")
+	case c.Where != "" && c.NoNarrative:
+		return fmt.Errorf("--where selects narrative nodes: it cannot go with --no-narrative")
 	}
 	if c.Format != "" {
 		if _, err := pack.ParseFormat(c.Format); err != nil {
@@ -51,7 +56,18 @@ func (c *QueryCmd) Validate() error {
 
 // Run builds the pack and writes it.
 func (c *QueryCmd) Run(app *App, r *repo.Repo) error {
-	return runPack(app, r, strings.Join(c.Query, " "), c.packOptions(app, r), c.Output, "query")
+	return c.run(app, r, "query")
+}
+
+func (c *QueryCmd) run(app *App, r *repo.Repo, cmd string) error {
+	opts := c.packOptions(app, r)
+	if c.Where != "" {
+		var err error
+		if opts.Where, err = parseWhere(app, cmd, c.Where); err != nil {
+			return err
+		}
+	}
+	return runPack(app, r, strings.Join(c.Query, " "), opts, c.Output, cmd)
 }
 
 func (c *QueryCmd) packOptions(app *App, r *repo.Repo) pack.Options {
@@ -101,7 +117,7 @@ func (c *DebugPackCmd) Run(app *App, r *repo.Repo) error {
 	if c.Format == "" {
 		c.Format = "text"
 	}
-	return runPack(app, r, strings.Join(c.Query, " "), c.packOptions(app, r), c.Output, "debug pack")
+	return c.run(app, r, "debug pack")
 }
 
 // runPack builds a pack for task and writes it to out ("" for stdout).
@@ -120,8 +136,16 @@ func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd st
 		defer gx.Close()
 		src.Graph = gx
 	}
-	if opts.IncludeNarrative {
+	if opts.IncludeNarrative || opts.Where != nil {
 		if src.Catalog, err = loadCatalog(app, r); err != nil {
+			return err
+		}
+	}
+	if opts.Where != nil {
+		if err := resolveWhere(app, opts.Where, src.Catalog); err != nil {
+			return err
+		}
+		if opts.WhereGraph, err = newWhereGraph(app, r, src.Catalog, opts.Where); err != nil {
 			return err
 		}
 	}
