@@ -207,7 +207,7 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 			add(nsPath, d.Path, doc)
 		case DocItem:
 			add(nsKey, d.Node.Key, doc)
-			add(nsName, strings.ToLower(lastName(d.Node.Key)), doc)
+			add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
 		default:
 			add(nsName, strings.ToLower(d.Title), doc)
 		}
@@ -224,9 +224,9 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 	return writeKeys(dir, keys)
 }
 
-// lastName returns the last part of a stable key: "Connect" of
+// LastName returns the last part of a stable key: "Connect" of
 // "net.Client.Connect", "connect" of "core::net::Client::connect".
-func lastName(key string) string {
+func LastName(key string) string {
 	if i := strings.LastIndex(key, "::"); i >= 0 {
 		key = key[i+2:]
 	}

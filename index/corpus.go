@@ -299,7 +299,7 @@ func outline(p string, items []Doc) string {
 	b.WriteByte('\n')
 	seen := map[string]bool{}
 	for _, it := range items {
-		name := lastName(it.Node.Key)
+		name := LastName(it.Node.Key)
 		if name == "" || seen[name] {
 			continue
 		}

@@ -444,7 +444,7 @@ func (ix *Index) symbolsNamed(q string, accept func(uint32) bool) ([]uint32, err
 		return nil, nil
 	}
 	lq := strings.ToLower(q)
-	docs, err := ix.Lookup("name", strings.ToLower(lastName(q)))
+	docs, err := ix.Lookup("name", strings.ToLower(LastName(q)))
 	if err != nil {
 		return nil, err
 	}

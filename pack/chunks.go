@@ -23,7 +23,7 @@ const (
 	contextBefore = 2
 	contextAfter  = 1
 	fileHeadLines = 40
-	itemsPerFile  = 2
+	itemsPerFile  = 4
 )
 
 // candidate is a chunk not read yet: its relevance, and how to read it
@@ -39,35 +39,45 @@ type candidate struct {
 // codeChunks returns the candidates of the ranked files: the best item
 // of each file in rank order (or the file's first lines when none of its
 // items matched), then the second-best items of the files that have one,
-// then the diagnostics the text matched.
+// and so on up to itemsPerFile, then the diagnostics the text matched.
 func (b *builder) codeChunks() []candidate {
-	var firsts, seconds []candidate
+	rounds := make([][]candidate, itemsPerFile) // the files' first items, their second items, …
+	named := map[string]bool{}
+	for _, c := range b.query.Clauses {
+		if c.Weight == 0 {
+			named[c.Terms[0]] = true
+		}
+	}
 	for _, f := range b.ranked {
 		rel := 0.0
 		if b.maxFused > 0 {
 			rel = f.fused / b.maxFused
 		}
 		if len(f.items) == 0 {
-			firsts = append(firsts, candidate{rel: round(rel), load: func() (*Chunk, error) { return b.fileHead(f, round(rel)) }})
+			rounds[0] = append(rounds[0], candidate{rel: round(rel), load: func() (*Chunk, error) { return b.fileHead(f, round(rel)) }})
 			continue
 		}
-		for i, it := range f.items[:min(itemsPerFile, len(f.items))] {
+		// The items the query names come first ("Connect" is first of all
+		// Client.Connect), then the others by score.
+		items := slices.Clone(f.items[:min(itemsPerFile, len(f.items))])
+		slices.SortStableFunc(items, func(x, y hit) int {
+			return cmp.Compare(b2i(named[strings.ToLower(index.LastName(y.meta.Node.Key))]), b2i(named[strings.ToLower(index.LastName(x.meta.Node.Key))]))
+		})
+		for i, it := range items {
 			r := rel
 			if i > 0 {
-				r = rel * it.score / f.items[0].score / 2
+				r = rel * min(1, it.score/items[0].score) / float64(int(1)<<i)
 			}
-			c := candidate{rel: round(r), load: func() (*Chunk, error) {
+			rounds[i] = append(rounds[i], candidate{rel: round(r), load: func() (*Chunk, error) {
 				c, err := b.itemChunk(f, it, round(r), i == 0)
 				return &c, err
-			}}
-			if i == 0 {
-				firsts = append(firsts, c)
-			} else {
-				seconds = append(seconds, c)
-			}
+			}})
 		}
 	}
-	out := append(firsts, seconds...)
+	var out []candidate
+	for _, r := range rounds {
+		out = append(out, r...)
+	}
 	for _, h := range b.narr {
 		if h.meta.Kind == index.DocDiagnostic {
 			c := b.diagnosticChunk(h)
@@ -75,6 +85,13 @@ func (b *builder) codeChunks() []candidate {
 		}
 	}
 	return out
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // loaded wraps chunks already read as candidates.

@@ -9,9 +9,11 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/pack"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -121,6 +123,9 @@ func Run(ctx context.Context, opts Options) (*Summary, error) {
 	}
 
 	if err := narrate(ctx, r, out, step); err != nil {
+		return nil, err
+	}
+	if err := query(ctx, r, out, step, opts.Clock); err != nil {
 		return nil, err
 	}
 
@@ -246,5 +251,47 @@ func relate(ctx context.Context, w *repo.Writer, out io.Writer, step func(string
 		}
 		fmt.Fprintf(out, "  -> %-9s %s  (%s)\n", v.Label, v.To.Name(), how)
 	}
+	return nil
+}
+
+// demoQuestion is what the demo asks of its store.
+const demoQuestion = "Why and how does Connect retry when the server is down?"
+
+// query builds a small prompt pack for a question about the retry
+// feature and shows what it holds: the code and narrative an agent would
+// get, within its budget (design §12).
+func query(ctx context.Context, r *repo.Repo, out io.Writer, step func(string, ...any), clk clock.Clock) error {
+	step("ctx query %q --format text --budget 2500   # a prompt pack: what an agent gets", demoQuestion)
+	ix, _, err := index.Open(ctx, r, index.BuildOptions{})
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	gx, err := index.OpenGraph(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer gx.Close()
+	cat, err := r.Narrative().Load()
+	if err != nil {
+		return err
+	}
+	head, err := r.Resolve("main")
+	if err != nil {
+		return err
+	}
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	p, err := pack.Build(ctx, pack.Source{Repo: r, Index: ix, Graph: gx, Catalog: cat, Head: head}, demoQuestion,
+		pack.Options{Budget: 2500, Format: pack.Text, IncludeNarrative: true, Now: clk.Now()})
+	if err != nil {
+		return err
+	}
+	for i, c := range p.Retrieved {
+		fmt.Fprintf(out, "%d. %s  [%s]\n", i+1, c.Title, c.ChunkKind)
+	}
+	fmt.Fprintf(out, "(%d chunks; %d of %d tokens, %d kept for the answer; --format json or markdown for the content)\n",
+		len(p.Retrieved), p.TokenBudget.Used, p.TokenBudget.Total, p.TokenBudget.ReservedForResponse)
 	return nil
 }
