@@ -147,6 +147,13 @@ type GraphOptions struct {
 	Catalog *narrative.Catalog
 	// NoNarrative leaves the narrative's edges out.
 	NoNarrative bool
+	// NoCode leaves out the edges of the commits' snapshots: code, build
+	// graphs and diagnostics, by far the most edges of an ingested
+	// project. None of them touches a narrative node, so a caller that
+	// wants only the edges between narrative nodes (ctx view render's
+	// "Depends on") gets them all, faster. A narrative node's mention of
+	// a code item becomes an edge only if an edge batch has the item.
+	NoCode bool
 	// Names is a narrative consulted only to describe nodes Catalog lacks
 	// (their type and title): the working narrative, when the graph is
 	// that of an old commit, which records only the narrative committed
@@ -182,14 +189,16 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 	if err := r.batchEdges(ctx, g); err != nil {
 		return nil, err
 	}
-	if err := r.codeEdges(ctx, g, opts.FileVersion); err != nil {
-		return nil, err
-	}
-	if err := r.buildEdges(g); err != nil {
-		return nil, err
-	}
-	if err := r.diagnosticEdges(g); err != nil {
-		return nil, err
+	if !opts.NoCode {
+		if err := r.codeEdges(ctx, g, opts.FileVersion); err != nil {
+			return nil, err
+		}
+		if err := r.buildEdges(g); err != nil {
+			return nil, err
+		}
+		if err := r.diagnosticEdges(g); err != nil {
+			return nil, err
+		}
 	}
 	cat := opts.Catalog
 	if cat == nil {

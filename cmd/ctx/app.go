@@ -53,6 +53,8 @@ type CLI struct {
 	Tags      TagsCmd      `cmd:"" group:"porcelain" help:"List tags with their node counts."`
 	Supersede SupersedeCmd `cmd:"" group:"porcelain" help:"Mark a node replaced by another."`
 	Summarize SummarizeCmd `cmd:"" group:"porcelain" help:"Add a summary derived from nodes; --archive-sources moves them off-context."`
+	View      ViewCmd      `cmd:"" group:"porcelain" help:"Saved views (a query and a token budget): create, list, render, update, delete."`
+	Compose   ComposeCmd   `cmd:"" group:"porcelain" help:"Compose context from a query (default: the default view) within a token budget, in Markdown or JSON."`
 	Relate    RelateCmd    `cmd:"" group:"porcelain" help:"Assert an edge: FROM LABEL TO (files, symbols, nodes, commits), committed at once."`
 	Link      LinkCmd      `cmd:"" group:"porcelain" help:"Assert an edge FROM TO --type LABEL (= relate); idempotent."`
 	Unlink    UnlinkCmd    `cmd:"" group:"porcelain" help:"Remove edges from FROM to TO (a tombstone: history keeps them)."`

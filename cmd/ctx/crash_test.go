@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -134,6 +135,13 @@ func TestCrashAtEveryPoint(t *testing.T) {
 					t.Fatalf("no diagnostic after add command:\n%s", out)
 				}
 			})},
+		// A view file is replaced atomically: after a crash the view is
+		// as it was or as the command left it, never damaged.
+		{name: "view create", args: []string{"view", "create", "crash", "--query", "type:fact", "--budget", "123"},
+			check: viewBudget(t, ctx, env, 0, 123), finished: func(t *testing.T, dir string) bool { return crashView(t, ctx, env, dir) != 0 }},
+		{name: "view update", args: []string{"view", "update", "crash", "--budget", "456"}, check: viewBudget(t, ctx, env, 123, 456)},
+		{name: "view delete", args: []string{"view", "delete", "crash"},
+			check: viewBudget(t, ctx, env, 456, 0), finished: func(t *testing.T, dir string) bool { return crashView(t, ctx, env, dir) == 0 }},
 		// A rebuild of the index killed anywhere: the next search
 		// answers, from the old generation or a new one.
 		{name: "rebuild", args: []string{"rebuild", "-q"}, check: func(t *testing.T, dir string, done bool) {
@@ -219,5 +227,41 @@ func verifyClean(t *testing.T, ctx, dir string, env []string) {
 	r := run(t, dir, env, "", ctx, "verify")
 	if r.code != 0 {
 		t.Fatalf("verify after crash: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// crashView returns the budget of the view "crash" as `ctx view list`
+// reads it, or 0 if there is no such view; a view file that does not
+// read fails the test.
+func crashView(t *testing.T, ctx string, env []string, dir string) int {
+	t.Helper()
+	r := run(t, dir, env, "", ctx, "--json", "view", "list")
+	if r.code != 0 || r.stderr != "" {
+		t.Fatalf("view list: exit %d\n%s", r.code, r.stderr)
+	}
+	var views []struct {
+		Name   string `json:"name"`
+		Budget int    `json:"budget"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &views); err != nil {
+		t.Fatalf("view list: %v\n%s", err, r.stdout)
+	}
+	for _, v := range views {
+		if v.Name == "crash" {
+			return v.Budget
+		}
+	}
+	return 0
+}
+
+// viewBudget checks that the view "crash" has the budget it had before
+// the step (0: no view) or the one the step gives it, and the latter
+// once the step completed.
+func viewBudget(t *testing.T, ctx string, env []string, old, new int) func(*testing.T, string, bool) {
+	return func(t *testing.T, dir string, done bool) {
+		got := crashView(t, ctx, env, dir)
+		if got != new && (done || got != old) {
+			t.Fatalf("view crash has budget %d, want %d (or %d before the command completed)", got, new, old)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/narrative/view"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/pack"
 	"github.com/ctx-dev/ctx/refs"
@@ -36,6 +37,7 @@ var (
 	codeCommitOrphan    = code{"E009", "CommitOrphan", 29, "a commit's parent is missing: `git pull` the rest of the store, or restore .ctx/objects from a backup"}
 	codeBudgetExceeded  = code{"E010", "BudgetExceeded", 30, "store less per step (name fewer paths), pass --force, raise the budget in .ctx/config.toml [ingestion], or import the whole project with `ctx add code`"}
 	codePackBudget      = code{"E010", "BudgetExceeded", 30, "raise --budget (or [retrieval] default_budget in .ctx/config.toml), or lower --reserve"}
+	codeViewBudget      = code{"E010", "BudgetExceeded", 30, "raise --budget (or the view's: ctx view update NAME --budget N, or CTX_DEFAULT_BUDGET)"}
 	codeStoreNotFound   = code{"E011", "StoreNotFound", 31, "run `ctx init` in the project's root directory, or pass --dir"}
 	codeStoreExists     = code{"E012", "StoreExists", 32, "`ctx init --force` replaces the store, losing everything in it"}
 	codeRefConflict     = code{"E013", "RefConflict", 33, "the ref moved since it was read: read it again with `ctx rev-parse` and retry"}
@@ -75,6 +77,24 @@ func classify(err error) code {
 		if cmd := strings.TrimSuffix(ue.cmd, " node"); cmd != "" { // "add node" is add's hidden --type form
 			c.Hint = "see `ctx " + cmd + " --help`"
 		}
+		return c
+	case errors.Is(err, view.ErrBudget):
+		return codeViewBudget
+	case errors.Is(err, view.ErrInvalidFile):
+		c := codeConfigInvalid
+		c.Hint = "fix the view file (docs/FORMAT.md §17 lists its keys), or replace it: ctx view create NAME --force --query EXPR"
+		return c
+	case errors.Is(err, view.ErrNotFound):
+		c := codeInvalidArgument
+		c.Hint = "`ctx view list` lists the views"
+		return c
+	case errors.Is(err, view.ErrExists):
+		c := codeInvalidArgument
+		c.Hint = "`ctx view update` changes it; `ctx view create --force` replaces it"
+		return c
+	case errors.Is(err, view.ErrInvalidName), errors.Is(err, view.ErrInvalid), errors.Is(err, view.ErrBuiltin):
+		c := codeInvalidArgument
+		c.Hint = "see `ctx view --help`"
 		return c
 	case errors.Is(err, object.ErrHashMismatch):
 		return codeHashMismatch
@@ -148,7 +168,7 @@ func classify(err error) code {
 
 // pkgPrefix matches the package prefixes ("object: ", "repo: ") that
 // library errors carry at the start of the message or of a wrapped part.
-var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|graph|lockfile|regfile|atomicfile|syncfs): `)
+var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|view|graph|lockfile|regfile|atomicfile|syncfs): `)
 
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").

@@ -107,5 +107,6 @@ func Remove(path string) error {
 		}
 		return fmt.Errorf("atomicfile: %w", err)
 	}
+	fault.Hit("atomicfile.removed")
 	return SyncDir(filepath.Dir(path))
 }
