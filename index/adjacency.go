@@ -21,7 +21,7 @@ import (
 // The files of the graph segment (docs/INDEX.md, "Adjacency").
 const (
 	nodesFile = "nodes.tbl" // kind "nodes": node number (u32 big-endian) → 32-byte id | str kind | str key
-	adjFile   = "adj.tbl"   // kind "adj": 'o'|'i' | node number (u32 BE) | label → neighbour numbers (uvarint deltas)
+	adjFile   = "adj.tbl"   // kind "adj": direction and confidence byte | node number (u32 BE) | label → neighbour numbers (uvarint deltas)
 	nsGraph   = 'g'         // keys: node name ("kind:key") → its node number
 )
 
@@ -29,8 +29,28 @@ const (
 type adjacency struct {
 	nodes  []graph.NodeID // by number: sorted by kind, key, id
 	labels []graph.Label  // sorted; adjEdge.label indexes it
-	out    []adjEdge      // sorted, distinct: node, label, then other
-	in     []adjEdge      // the same, from the other end
+	// out and in hold the edges by confidence (high, medium, low), each
+	// list sorted and distinct: node, label, then other; in is seen from
+	// the other end.
+	out, in [3][]adjEdge
+}
+
+// The first byte of an adj.tbl key: the direction and the confidence of
+// the edges listed. Keys sort by it, then node, then label.
+var (
+	dirOut = [3]byte{'o', 'p', 'q'} // high, medium, low
+	dirIn  = [3]byte{'i', 'j', 'k'}
+)
+
+// confRank is a confidence's index in graph.Confidences (0 high).
+func confRank(c graph.Confidence) int {
+	switch c {
+	case graph.High:
+		return 0
+	case graph.Medium:
+		return 1
+	}
+	return 2
 }
 
 // adjEdge is an edge seen from node: its label, and the node at the
@@ -106,14 +126,16 @@ func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID, vs *
 			if !ok {
 				continue
 			}
-			l := label[edge.Label]
-			a.out = append(a.out, adjEdge{node: num[i], label: l, other: num[to]})
-			a.in = append(a.in, adjEdge{node: num[to], label: l, other: num[i]})
+			l, c := label[edge.Label], confRank(edge.Evidence.Confidence)
+			a.out[c] = append(a.out[c], adjEdge{node: num[i], label: l, other: num[to]})
+			a.in[c] = append(a.in[c], adjEdge{node: num[to], label: l, other: num[i]})
 		}
 	}
-	for _, l := range []*[]adjEdge{&a.out, &a.in} {
-		slices.SortFunc(*l, adjEdge.compare)
-		*l = slices.Compact(*l)
+	for c := range 3 {
+		for _, l := range []*[]adjEdge{&a.out[c], &a.in[c]} {
+			slices.SortFunc(*l, adjEdge.compare)
+			*l = slices.Compact(*l)
+		}
 	}
 	return a, nil
 }
@@ -165,14 +187,14 @@ func (a *adjacency) write(dir string, keys map[string][]uint32) error {
 		return err
 	}
 	defer adjOut.abort()
-	// Keys sort by direction ('i' before 'o'), node, then label: the
-	// order of the lists.
+	// Keys sort by direction and confidence ('i' 'j' 'k' 'o' 'p' 'q'),
+	// node, then label: the order of the lists.
 	var list []uint32
 	var kb []byte
 	for _, d := range []struct {
 		dir   byte
 		edges []adjEdge
-	}{{'i', a.in}, {'o', a.out}} {
+	}{{dirIn[0], a.in[0]}, {dirIn[1], a.in[1]}, {dirIn[2], a.in[2]}, {dirOut[0], a.out[0]}, {dirOut[1], a.out[1]}, {dirOut[2], a.out[2]}} {
 		for i := 0; i < len(d.edges); {
 			e := d.edges[i]
 			list = list[:0]
@@ -250,13 +272,14 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 // as graph.NodeID.Name gives it: "item:net/http.Client.Do",
 // "file:net/http/client.go", "task:8kq2m4x7ab") in the graph of the
 // heads and the narrative, out of it or into it, over the labels given
-// (none: all). Neighbours come sorted by label, then node.
+// (none: all), at any confidence. Neighbours come sorted by label, then
+// node.
 func (gx *GraphIndex) Neighbors(name string, out bool, labels ...graph.Label) ([]Neighbor, error) {
 	n, ok, err := gx.Lookup(name)
 	if err != nil || !ok {
 		return nil, err
 	}
-	adj, err := gx.Adjacent(n, out, labels...)
+	adj, err := gx.Adjacent(n, out, graph.Low, labels...)
 	if err != nil {
 		return nil, err
 	}
@@ -296,33 +319,44 @@ func (gx *GraphIndex) Lookup(name string) (NodeNum, bool, error) {
 }
 
 // Adjacent returns the neighbours of node n, out of it or into it, over
-// the labels given (none: all), sorted by label, then number.
-func (gx *GraphIndex) Adjacent(n NodeNum, out bool, labels ...graph.Label) ([]Adjacency, error) {
-	var prefix [5]byte
-	prefix[0] = 'i'
+// the labels given (none: all), by edges of confidence min or higher,
+// sorted by label, then number, each once.
+func (gx *GraphIndex) Adjacent(n NodeNum, out bool, min graph.Confidence, labels ...graph.Label) ([]Adjacency, error) {
+	dirs := dirIn
 	if out {
-		prefix[0] = 'o'
+		dirs = dirOut
 	}
-	binary.BigEndian.PutUint32(prefix[1:], n)
 	var res []Adjacency
-	it := gx.adj.Prefix(prefix[:])
-	for it.Next() {
-		lb := it.Key()[5:]
-		if len(labels) > 0 && !slices.ContainsFunc(labels, func(l graph.Label) bool { return string(l) == string(lb) }) {
-			continue
+	for c := 0; c <= confRank(min); c++ {
+		var prefix [5]byte
+		prefix[0] = dirs[c]
+		binary.BigEndian.PutUint32(prefix[1:], n)
+		it := gx.adj.Prefix(prefix[:])
+		for it.Next() {
+			lb := it.Key()[5:]
+			if len(labels) > 0 && !slices.ContainsFunc(labels, func(l graph.Label) bool { return string(l) == string(lb) }) {
+				continue
+			}
+			label := graph.Label(strings.Clone(string(lb)))
+			var d table.DeltaIter
+			d.Reset(it.Value())
+			for d.Next() {
+				res = append(res, Adjacency{Label: label, Node: d.Value()})
+			}
+			if err := d.Err(); err != nil {
+				return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
+			}
 		}
-		label := graph.Label(strings.Clone(string(lb)))
-		var d table.DeltaIter
-		d.Reset(it.Value())
-		for d.Next() {
-			res = append(res, Adjacency{Label: label, Node: d.Value()})
-		}
-		if err := d.Err(); err != nil {
-			return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
+		if err := it.Err(); err != nil {
+			return nil, err
 		}
 	}
-	if err := it.Err(); err != nil {
-		return nil, err
+	if confRank(min) > 0 {
+		// Lists of several confidences: one order, each neighbour once.
+		slices.SortFunc(res, func(x, y Adjacency) int {
+			return cmp.Or(strings.Compare(string(x.Label), string(y.Label)), cmp.Compare(x.Node, y.Node))
+		})
+		res = slices.Compact(res)
 	}
 	return res, nil
 }

@@ -430,3 +430,62 @@ func TestSearchManySymbols(t *testing.T) {
 		t.Errorf("matched %d (text alone %d), want 302: 300 methods, Shut and the outline of m.go", matched, textMatched)
 	}
 }
+
+// TestAdjacencyConfidence checks that the graph segment keeps each edge's
+// confidence: a walk that wants medium or better leaves a low-confidence
+// edge out, one that takes low gets it, and every edge comes once.
+func TestAdjacencyConfidence(t *testing.T) {
+	r := testStore(t)
+	ctx := context.Background()
+	w, err := r.Lock(ctx, repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := w.Graph(ctx, repo.GraphOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := graph.FileNode(r.Config.Repo.ID, "net/client.go")
+	to := graph.FileNode(r.Config.Repo.ID, "retry/backoff.go")
+	edges := []graph.Edge{
+		{From: from, To: to, Label: graph.RelatesTo, Evidence: graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.Low}},
+		{From: from, To: to, Label: graph.DependsOn, Evidence: graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High}},
+	}
+	if _, err := w.Link(ctx, g, edges, repo.EdgeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	gx, err := OpenGraph(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gx.Close()
+	n, ok, err := gx.Lookup(from.Name())
+	if err != nil || !ok {
+		t.Fatalf("lookup %s: %v %v", from.Name(), ok, err)
+	}
+	labels := func(min graph.Confidence) []string {
+		adj, err := gx.Adjacent(n, true, min, graph.RelatesTo, graph.DependsOn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, a := range adj {
+			node, err := gx.Node(a.Node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, string(a.Label)+" "+node.Name())
+		}
+		return out
+	}
+	if got := labels(graph.Medium); !slices.Equal(got, []string{"depends_on file:retry/backoff.go"}) {
+		t.Errorf("medium or better: %q", got)
+	}
+	if got := labels(graph.Low); !slices.Equal(got, []string{"depends_on file:retry/backoff.go", "relates_to file:retry/backoff.go"}) {
+		t.Errorf("any confidence: %q", got)
+	}
+	if got := labels(graph.High); !slices.Equal(got, []string{"depends_on file:retry/backoff.go"}) {
+		t.Errorf("high: %q", got)
+	}
+}

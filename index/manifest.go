@@ -18,8 +18,9 @@ import (
 
 // manifestVersion heads a manifest file. It changes with what segments
 // hold, so that a segment built by an older ctx reads as stale and is
-// rebuilt: 2 added the names a file declares to its document.
-const manifestVersion = "ctx-index-manifest 2"
+// rebuilt: 2 added the names a file declares to its document, 3 the
+// confidence of edges to the adjacency.
+const manifestVersion = "ctx-index-manifest 3"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with

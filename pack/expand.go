@@ -96,7 +96,7 @@ func (b *builder) expand(ctx context.Context) error {
 			var nbs []edge
 			var targets []index.NodeNum
 			for _, out := range []bool{true, false} {
-				adj, err := gx.Adjacent(n, out, b.opts.Labels...)
+				adj, err := gx.Adjacent(n, out, b.opts.MinConfidence, b.opts.Labels...)
 				if err != nil {
 					return err
 				}

@@ -134,6 +134,9 @@ type Options struct {
 	MaxExpanded int
 	// Labels are the edge labels followed; none means DefaultLabels.
 	Labels []graph.Label
+	// MinConfidence is the lowest confidence of an edge followed; ""
+	// means graph.Medium (design §12.3).
+	MinConfidence graph.Confidence
 	// IncludeNarrative adds the narrative: the active task, decisions
 	// and notes that match, the recent log.
 	IncludeNarrative bool
@@ -187,6 +190,13 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if len(o.Labels) == 0 {
 		o.Labels = DefaultLabels
+	}
+	switch o.MinConfidence {
+	case "":
+		o.MinConfidence = graph.Medium
+	case graph.High, graph.Medium, graph.Low:
+	default:
+		return o, fmt.Errorf("%w: confidence %q (want high, medium or low)", ErrInvalidOptions, o.MinConfidence)
 	}
 	if o.Where != nil {
 		o.IncludeNarrative = true

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/object"
@@ -26,6 +27,7 @@ type QueryCmd struct {
 	IncludeNarrative  bool     `name:"include-narrative" help:"Add the narrative: the active task, matching decisions and notes, the recent log (the default when [retrieval] include_narrative is true)."`
 	NoNarrative       bool     `name:"no-narrative" help:"Leave the narrative out."`
 	NoGraph           bool     `name:"no-graph" help:"Skip the graph expansion."`
+	MinConfidence     string   `name:"min-confidence" default:"medium" enum:"high,medium,low" help:"Follow edges of this confidence or higher in the graph expansion: high, medium (default) or low."`
 	Explain           bool     `help:"Say why each chunk is there: its ranks by each signal, the query terms it matched, the edge that reached it, and what the budget cut."`
 	IncludeSuperseded bool     `name:"include-superseded" help:"Let superseded nodes in."`
 }
@@ -79,7 +81,7 @@ func (c *QueryCmd) packOptions(app *App, r *repo.Repo) pack.Options {
 		f = pack.JSON
 	}
 	o := pack.Options{
-		Budget: c.Budget, Format: f, Depth: c.Depth, NoGraph: c.NoGraph, Explain: c.Explain,
+		Budget: c.Budget, Format: f, Depth: c.Depth, NoGraph: c.NoGraph, Explain: c.Explain, MinConfidence: graph.Confidence(c.MinConfidence),
 		IncludeNarrative: r.Config.Retrieval.IncludeNarrative, IncludeSuperseded: c.IncludeSuperseded, Now: app.Clock.Now(),
 	}
 	if o.Budget == 0 {
