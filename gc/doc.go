@@ -1,7 +1,5 @@
-// Package gc will remove objects no ref, session or staging pointer can
-// reach, after a safety margin, as a plan that can be shown (--dry-run)
-// before it is executed (design §15.3, docs/FORMAT.md §11).
-//
-// The package is reserved by the layout of docs/ARCHITECTURE.md; it has no
-// code yet.
+// Package gc removes the objects no ref or staging pointer can reach,
+// after a safety margin, and packs the reachable loose objects into a
+// pack file (design §15.3, §15.4; docs/FORMAT.md §3.4 and §11). Run
+// shows its plan with DryRun before it changes anything.
 package gc

@@ -2,11 +2,13 @@ package object
 
 import (
 	"context"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -99,6 +101,7 @@ type Store struct {
 	dir    string // the objects directory
 	enc    *encoders
 	shards [256]atomic.Int32 // per shard directory: shardUnknown, shardExists or shardDurable
+	packs  packSet           // objects/pack/, loaded on first need
 }
 
 var (
@@ -148,16 +151,21 @@ func (s *Store) err(op string, id ID, err error) error {
 	return &Error{Op: op, ID: id, Path: RelPath(id), Err: err}
 }
 
-// Has reports whether the object's file exists. It does not verify it.
+// Has reports whether the object's file exists, loose or in a pack. It
+// does not verify it.
 func (s *Store) Has(id ID) (bool, error) {
 	_, err := os.Lstat(s.path(id))
 	if err == nil {
 		return true, nil
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+	if !errors.Is(err, fs.ErrNotExist) {
+		return false, s.err("stat", id, err)
 	}
-	return false, s.err("stat", id, err)
+	p, _, err := s.findPacked(id, statReload)
+	if err != nil {
+		return false, s.err("stat", id, err)
+	}
+	return p != nil, nil
 }
 
 // readCanonical reads, decompresses and verifies an object held in memory.
@@ -166,15 +174,22 @@ func (s *Store) readCanonical(id ID) ([]byte, error) {
 	return canon, err
 }
 
-// readStored is readCanonical that also returns the size of the file.
+// readStored is readCanonical that also returns the size of the stored
+// bytes.
 func (s *Store) readStored(id ID) ([]byte, int64, error) {
 	return s.readStoredAt(s.path(id), id)
 }
 
 // readStoredAt reads, decompresses and verifies the file at path, which
-// should hold object id.
+// should hold object id, or, when there is no such file, its entry in a
+// pack.
 func (s *Store) readStoredAt(path string, id ID) ([]byte, int64, error) {
 	stored, err := regfile.Read(path, MaxInMemory+1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		if stored, err = s.readPacked(id); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, 0, s.err("read", id, err)
+		}
+	}
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -409,6 +424,19 @@ func (s *Store) Resolve(prefix string) (ID, error) {
 			}
 		}
 	}
+	packs, err := s.packList(fullReload)
+	if err != nil {
+		return Zero, fmt.Errorf("object: resolve %s: %w", prefix, err)
+	}
+	for _, pk := range packs {
+		for i := range pk.count {
+			if h := hex.EncodeToString(pk.id(i)); strings.HasPrefix(h, p) {
+				found = append(found, ID(pk.id(i)))
+			}
+		}
+	}
+	slices.SortFunc(found, func(a, b ID) int { return a.Compare(b) })
+	found = slices.Compact(found)
 	switch len(found) {
 	case 0:
 		return Zero, fmt.Errorf("object: resolve %s: %w", prefix, ErrNotFound)
@@ -450,6 +478,10 @@ func (s *Store) List(ctx context.Context) (ids []ID, strays []string, err error)
 			return nil, nil, err
 		}
 		rel := "objects/" + shard
+		if shard == packDir {
+			strays = append(strays, s.packStrays()...)
+			continue
+		}
 		if len(shard) != 2 || !IsHex(shard) {
 			strays = append(strays, rel)
 			continue
@@ -471,7 +503,38 @@ func (s *Store) List(ctx context.Context) (ids []ID, strays []string, err error)
 			ids = append(ids, id)
 		}
 	}
+	packed, err := s.packedIDs()
+	if err != nil {
+		return nil, nil, fmt.Errorf("object: list: %w", err)
+	}
+	if len(packed) > 0 {
+		ids = append(ids, packed...)
+		slices.SortFunc(ids, func(a, b ID) int { return a.Compare(b) })
+		ids = slices.Compact(ids)
+	}
 	return ids, strays, nil
+}
+
+// packStrays returns the files of objects/pack/ that are not a pack with
+// its index: temporary files of an interrupted pack, a .pack whose .idx
+// was never written.
+func (s *Store) packStrays() []string {
+	names, _ := readNames(s.packPath())
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
+	var out []string
+	for _, n := range names {
+		if name, ok := packName(n, ".pack"); ok && have["pack-"+name+".idx"] {
+			continue
+		}
+		if name, ok := packName(n, ".idx"); ok && have["pack-"+name+".pack"] {
+			continue
+		}
+		out = append(out, "objects/pack/"+n)
+	}
+	return out
 }
 
 // Info describes a stored object.
@@ -491,6 +554,8 @@ func (s *Store) Verify(id ID) (Info, []byte, error) {
 	canon, stored, err := s.readStored(id)
 	info.Stored = stored
 	if errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrHashMismatch) {
+		// Only loose objects are this large: packs take none over
+		// MaxPackedObject.
 		if st, serr := os.Lstat(s.path(id)); serr == nil {
 			info.Stored = st.Size()
 		}
@@ -544,6 +609,16 @@ func (s *Store) Usage(ctx context.Context) (objects int, bytes int64, err error)
 				bytes += info.Size()
 			}
 		}
+	}
+	// Packed objects (an object both loose and packed counts twice: a
+	// pack interrupted before removing the loose copies).
+	packs, err := s.Packs()
+	if err != nil {
+		return 0, 0, fmt.Errorf("object: usage: %w", err)
+	}
+	for _, p := range packs {
+		objects += p.Objects
+		bytes += p.Bytes
 	}
 	return objects, bytes, nil
 }

@@ -274,6 +274,20 @@ func (s *Store) hashPass(id ID) (Kind, uint64, error) {
 
 func (s *Store) openDecoder(id ID) (io.Reader, func(), error) {
 	f, err := regfile.Open(s.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		// A packed object: small enough to hold its stored bytes.
+		stored, perr := s.readPacked(id)
+		if perr == nil {
+			dec, derr := getStreamDecoder(bytes.NewReader(stored))
+			if derr != nil {
+				return nil, nil, s.err("read", id, fmt.Errorf("%w: %w", ErrHashMismatch, derr))
+			}
+			return dec, func() { putStreamDecoder(dec) }, nil
+		}
+		if !errors.Is(perr, fs.ErrNotExist) {
+			return nil, nil, s.err("read", id, perr)
+		}
+	}
 	if err != nil {
 		switch {
 		case errors.Is(err, fs.ErrNotExist):

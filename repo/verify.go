@@ -154,6 +154,9 @@ func (r *Repo) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) 
 			rep.Warnings = append(rep.Warnings, s+": unexpected file in the object store (not an object)")
 		}
 	}
+	for _, err := range r.Objects.VerifyPacks() {
+		rep.Problems = append(rep.Problems, Problem{Path: "objects/pack", Err: err})
+	}
 	r.verifyRefs(rep, infos)
 	r.findTemps(rep)
 	r.checkAttributes(rep)

@@ -65,6 +65,7 @@ type CLI struct {
 	Commit    CommitCmd    `cmd:"" group:"porcelain" help:"Record the changed narrative in a commit on main."`
 	Log       LogCmd       `cmd:"" group:"porcelain" help:"Show the commit history (or a node's: ctx log ID)."`
 	Verify    VerifyCmd    `cmd:"" group:"porcelain" help:"Check every object, reference and ref of the store."`
+	Gc        GcCmd        `cmd:"" group:"porcelain" help:"Remove unreachable objects older than --keep-days; --pack moves the reachable loose ones into a pack file."`
 	Search    SearchCmd    `cmd:"" group:"porcelain" help:"Full-text search of code, paths, narrative and diagnostics: ranked hits with snippets."`
 	Query     QueryCmd     `cmd:"" group:"porcelain" help:"Build a prompt pack for a question or task: the code and narrative that answer it, fitted to a token budget."`
 	Rebuild   RebuildCmd   `cmd:"" group:"porcelain" help:"Rebuild the index (.ctx/index/, never tracked; reading commands keep it fresh on their own)."`

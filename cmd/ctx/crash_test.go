@@ -142,6 +142,14 @@ func TestCrashAtEveryPoint(t *testing.T) {
 		{name: "view update", args: []string{"view", "update", "crash", "--budget", "456"}, check: viewBudget(t, ctx, env, 123, 456)},
 		{name: "view delete", args: []string{"view", "delete", "crash"},
 			check: viewBudget(t, ctx, env, 456, 0), finished: func(t *testing.T, dir string) bool { return crashView(t, ctx, env, dir) == 0 }},
+		// gc killed anywhere: every reachable object stays readable
+		// (verify), loose or packed; run again, it completes.
+		{name: "gc --pack --aggressive", args: []string{"gc", "--pack", "--aggressive"}, check: func(t *testing.T, dir string, done bool) {
+			mainIs(before)(t, dir, done)
+			if out := must(t, dir, env, "", ctx, "cat-object", "-p", "main:src/file1.go"); !strings.Contains(out, "X1") {
+				t.Fatalf("a file after a crash of gc:\n%s", out)
+			}
+		}},
 		// A rebuild of the index killed anywhere: the next search
 		// answers, from the old generation or a new one.
 		{name: "rebuild", args: []string{"rebuild", "-q"}, check: func(t *testing.T, dir string, done bool) {

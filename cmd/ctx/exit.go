@@ -96,7 +96,7 @@ func classify(err error) code {
 		c := codeInvalidArgument
 		c.Hint = "see `ctx view --help`"
 		return c
-	case errors.Is(err, object.ErrHashMismatch):
+	case errors.Is(err, object.ErrHashMismatch), errors.Is(err, object.ErrPackCorrupt):
 		return codeHashMismatch
 	case errors.Is(err, object.ErrInvalidEnvelope):
 		return codeInvalidEnvelope

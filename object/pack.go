@@ -1,0 +1,503 @@
+package object
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zeebo/blake3"
+
+	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/fault"
+	"github.com/ctx-dev/ctx/internal/regfile"
+)
+
+// Pack files (FORMAT.md §3.4) hold many objects in two files under
+// objects/pack/: pack-<name>.pack, the objects' stored bytes one after
+// the other, and pack-<name>.idx, their sorted ids with a fan-out table,
+// offsets and lengths. <name> is the hex BLAKE3 of the .pack's contents
+// before its trailer, so a pack is immutable and named by what it holds.
+// A pack is used only once its .idx exists; readers look in loose files
+// first, then in the packs.
+const (
+	packDir    = "pack"
+	packMagic  = "CTXPACK1"
+	idxMagic   = "CTXIDX01"
+	idxHeader  = len(idxMagic) + 4 + 256*4
+	idxEntry   = IDSize + 8 + 4 // id, offset, length
+	idxTrailer = 2 * IDSize     // pack checksum, idx checksum
+	// MaxPackedObject is the largest stored object a pack takes; larger
+	// ones stay loose, where Open streams them.
+	MaxPackedObject = 64 << 20
+)
+
+// ErrPackCorrupt reports a damaged pack or pack index.
+var ErrPackCorrupt = errors.New("object: damaged pack file")
+
+// packIndex is one pack's .idx, read whole.
+type packIndex struct {
+	name   string // hex
+	path   string // of the .pack
+	count  int
+	fanout []byte // 256 × u32
+	ids    []byte // count × 32
+	offs   []byte // count × u64
+	lens   []byte // count × u32
+	sum    ID     // the .pack's checksum
+}
+
+func (p *packIndex) id(i int) []byte { return p.ids[i*IDSize : (i+1)*IDSize] }
+
+// find returns the position of id in the pack, or -1.
+func (p *packIndex) find(id ID) int {
+	lo := 0
+	if id[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(p.fanout[(int(id[0])-1)*4:]))
+	}
+	hi := int(binary.BigEndian.Uint32(p.fanout[int(id[0])*4:]))
+	i := lo + sort.Search(hi-lo, func(k int) bool { return bytes.Compare(p.id(lo+k), id[:]) >= 0 })
+	if i < hi && bytes.Equal(p.id(i), id[:]) {
+		return i
+	}
+	return -1
+}
+
+func (p *packIndex) entry(i int) (off int64, n int) {
+	return int64(binary.BigEndian.Uint64(p.offs[i*8:])), int(binary.BigEndian.Uint32(p.lens[i*4:]))
+}
+
+// parsePackIndex checks an .idx's structure (not its checksums: Verify
+// does) and returns it.
+func parsePackIndex(name, path string, b []byte) (*packIndex, error) {
+	bad := func(what string) error { return fmt.Errorf("%w: pack-%s.idx: %s", ErrPackCorrupt, name, what) }
+	if len(b) < idxHeader+idxTrailer || string(b[:len(idxMagic)]) != idxMagic {
+		return nil, bad("not a pack index")
+	}
+	count := int(binary.BigEndian.Uint32(b[len(idxMagic):]))
+	if uint64(len(b)) != uint64(idxHeader)+uint64(count)*idxEntry+idxTrailer {
+		return nil, bad("size does not match its count")
+	}
+	p := &packIndex{name: name, path: path, count: count, fanout: b[len(idxMagic)+4 : idxHeader]}
+	prev := uint32(0)
+	for i := range 256 {
+		f := binary.BigEndian.Uint32(p.fanout[i*4:])
+		if f < prev || f > uint32(count) {
+			return nil, bad("fan-out table out of order")
+		}
+		prev = f
+	}
+	if prev != uint32(count) {
+		return nil, bad("fan-out table does not end at the count")
+	}
+	at := idxHeader
+	p.ids = b[at : at+count*IDSize]
+	at += count * IDSize
+	p.offs = b[at : at+count*8]
+	at += count * 8
+	p.lens = b[at : at+count*4]
+	at += count * 4
+	copy(p.sum[:], b[at:])
+	for i := 1; i < count; i++ {
+		if bytes.Compare(p.id(i-1), p.id(i)) >= 0 {
+			return nil, bad("ids not sorted")
+		}
+	}
+	for i := range count {
+		if int(p.id(i)[0]) > 0 && uint32(i) < binary.BigEndian.Uint32(p.fanout[(int(p.id(i)[0])-1)*4:]) ||
+			uint32(i) >= binary.BigEndian.Uint32(p.fanout[int(p.id(i)[0])*4:]) {
+			return nil, bad("fan-out table does not match the ids")
+		}
+	}
+	return p, nil
+}
+
+// packSet is the packs of a store, loaded on first need and again when an
+// object is missing (another process may have packed it since).
+type packSet struct {
+	mu     sync.Mutex
+	loaded bool
+	packs  []*packIndex
+	stamp  string    // names of the .idx files seen, to notice new packs
+	dirMod time.Time // of objects/pack/ when listed: a reload that finds it unchanged reads nothing
+}
+
+func (s *Store) packPath() string { return filepath.Join(s.dir, packDir) }
+
+// Reloads of the pack list: none, a cheap one that lists the directory
+// only if its modification time changed (good enough for Has: a miss
+// there costs a duplicate loose copy), and a full one (for a read: a file
+// system with coarse timestamps could hide a pack written in the same
+// tick).
+const (
+	noReload = iota
+	statReload
+	fullReload
+)
+
+// packList returns the store's packs, reloaded as asked.
+func (s *Store) packList(reload int) ([]*packIndex, error) {
+	ps := &s.packs
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.loaded && reload == noReload {
+		return ps.packs, nil
+	}
+	// A new pack renames its files into the directory, which changes its
+	// modification time.
+	var mod time.Time
+	if st, err := os.Stat(s.packPath()); err == nil {
+		mod = st.ModTime()
+	}
+	if ps.loaded && reload == statReload && mod.Equal(ps.dirMod) {
+		return ps.packs, nil
+	}
+	names, err := readNames(s.packPath())
+	if err != nil {
+		return nil, fmt.Errorf("object: packs: %w", err)
+	}
+	var idx []string
+	for _, n := range names {
+		if name, ok := packName(n, ".idx"); ok {
+			idx = append(idx, name)
+		}
+	}
+	stamp := strings.Join(idx, ",")
+	if ps.loaded && stamp == ps.stamp {
+		ps.dirMod = mod
+		return ps.packs, nil
+	}
+	have := map[string]*packIndex{}
+	for _, p := range ps.packs {
+		have[p.name] = p
+	}
+	var packs []*packIndex
+	for _, name := range idx {
+		if p := have[name]; p != nil {
+			packs = append(packs, p)
+			continue
+		}
+		base := filepath.Join(s.packPath(), "pack-"+name)
+		b, err := regfile.Read(base+".idx", 1<<34)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // removed since listed
+			}
+			return nil, fmt.Errorf("object: pack-%s.idx: %w", name, err)
+		}
+		p, err := parsePackIndex(name, base+".pack", b)
+		if err != nil {
+			return nil, err
+		}
+		packs = append(packs, p)
+	}
+	ps.packs, ps.stamp, ps.loaded, ps.dirMod = packs, stamp, true, mod
+	return packs, nil
+}
+
+// packName returns the <name> of "pack-<name><ext>".
+func packName(file, ext string) (string, bool) {
+	n, ok := strings.CutPrefix(file, "pack-")
+	if !ok {
+		return "", false
+	}
+	n, ok = strings.CutSuffix(n, ext)
+	return n, ok && len(n) == 2*IDSize && IsHex(n)
+}
+
+// findPacked returns the pack holding id and its position, reloading the
+// pack list once (as reload says) when id is in none of the packs known.
+func (s *Store) findPacked(id ID, reload int) (*packIndex, int, error) {
+	for _, reload := range []int{noReload, reload} {
+		packs, err := s.packList(reload)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, p := range packs {
+			if i := p.find(id); i >= 0 {
+				return p, i, nil
+			}
+		}
+	}
+	return nil, -1, nil
+}
+
+// readPacked returns the stored bytes of a packed object; fs.ErrNotExist
+// when no pack has it.
+func (s *Store) readPacked(id ID) ([]byte, error) {
+	p, i, err := s.findPacked(id, fullReload)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fs.ErrNotExist
+	}
+	off, n := p.entry(i)
+	f, err := os.Open(p.path)
+	if err != nil {
+		return nil, fmt.Errorf("pack-%s.pack: %w", p.name, err)
+	}
+	defer f.Close()
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("%w: pack-%s.pack: entry of %s: %v", ErrHashMismatch, p.name, id.Short(), err)
+	}
+	return b, nil
+}
+
+// packedIDs returns the ids of every packed object, sorted, each once.
+func (s *Store) packedIDs() ([]ID, error) {
+	packs, err := s.packList(fullReload)
+	if err != nil {
+		return nil, err
+	}
+	var ids []ID
+	for _, p := range packs {
+		for i := range p.count {
+			ids = append(ids, ID(p.id(i)))
+		}
+	}
+	slices.SortFunc(ids, func(a, b ID) int { return a.Compare(b) })
+	return slices.Compact(ids), nil
+}
+
+// PackInfo describes a pack file.
+type PackInfo struct {
+	Name    string `json:"name"`
+	Objects int    `json:"objects"`
+	Bytes   int64  `json:"bytes"` // of the .pack and the .idx
+}
+
+// Packs lists the store's packs.
+func (s *Store) Packs() ([]PackInfo, error) {
+	packs, err := s.packList(fullReload)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PackInfo, len(packs))
+	for i, p := range packs {
+		out[i] = PackInfo{Name: p.name, Objects: p.count}
+		for _, ext := range []string{".pack", ".idx"} {
+			if st, err := os.Stat(filepath.Join(s.packPath(), "pack-"+p.name+ext)); err == nil {
+				out[i].Bytes += st.Size()
+			}
+		}
+	}
+	return out, nil
+}
+
+// VerifyPacks checks every pack's checksums and that each entry lies
+// inside its pack; the objects themselves are checked by Verify.
+func (s *Store) VerifyPacks() []error {
+	packs, err := s.packList(fullReload)
+	if err != nil {
+		return []error{err}
+	}
+	var errs []error
+	for _, p := range packs {
+		if err := verifyPack(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
+
+func verifyPack(p *packIndex) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: pack-%s: %s", ErrPackCorrupt, p.name, fmt.Sprintf(format, args...))
+	}
+	idx, err := regfile.Read(strings.TrimSuffix(p.path, ".pack")+".idx", 1<<34)
+	if err != nil {
+		return bad("%v", err)
+	}
+	if sumOf(idx[:len(idx)-IDSize]) != ID(idx[len(idx)-IDSize:]) {
+		return bad("the index's checksum does not match")
+	}
+	f, err := os.Open(p.path)
+	if err != nil {
+		return bad("%v", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return bad("%v", err)
+	}
+	size := st.Size()
+	if size < int64(len(packMagic)+IDSize) {
+		return bad("the pack is truncated")
+	}
+	h := blake3.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, size-IDSize)); err != nil {
+		return bad("%v", err)
+	}
+	var sum, trailer ID
+	h.Sum(sum[:0])
+	if _, err := f.ReadAt(trailer[:], size-IDSize); err != nil {
+		return bad("%v", err)
+	}
+	if sum != trailer || sum != p.sum || hex.EncodeToString(sum[:]) != p.name {
+		return bad("the pack's checksum does not match its name or its index")
+	}
+	for i := range p.count {
+		off, n := p.entry(i)
+		if off < int64(len(packMagic)) || off+int64(n) > size-IDSize {
+			return bad("entry %d lies outside the pack", i)
+		}
+	}
+	return nil
+}
+
+func sumOf(b []byte) ID {
+	var id ID
+	h := blake3.New()
+	_, _ = h.Write(b)
+	h.Sum(id[:0])
+	return id
+}
+
+// PackResult is what WritePack did.
+type PackResult struct {
+	Name    string `json:"name"`    // "" when there was nothing to pack
+	Objects int    `json:"objects"` // packed
+	Bytes   int64  `json:"bytes"`   // of the new .pack and .idx
+	Loose   int64  `json:"loose"`   // bytes of the loose files removed
+	Skipped int    `json:"skipped"` // left loose: larger than MaxPackedObject
+}
+
+// WritePack moves the loose objects among ids into a new pack (the others
+// are skipped): it reads and
+// verifies each, writes the .pack and the .idx (temporary files, fsync,
+// rename, fsync of the directory; the .idx last, so a crash leaves no
+// usable half pack), then removes their loose files. Objects larger than
+// MaxPackedObject stay loose. A crash at any point leaves every object
+// readable: loose, packed, or both.
+func (s *Store) WritePack(ids []ID) (*PackResult, error) {
+	res := &PackResult{}
+	ids = slices.Clone(ids)
+	slices.SortFunc(ids, func(a, b ID) int { return a.Compare(b) })
+	ids = slices.Compact(ids)
+	if err := os.MkdirAll(s.packPath(), 0o755); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	tmp, err := os.CreateTemp(s.packPath(), "pack-*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // nothing once renamed
+	defer tmp.Close()
+	h := blake3.New()
+	w := io.MultiWriter(tmp, h)
+	if _, err := io.WriteString(w, packMagic); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	off := int64(len(packMagic))
+	var packed []ID
+	var offs, lens []byte
+	var looseBytes int64
+	for _, id := range ids {
+		stored, err := regfile.Read(s.path(id), MaxPackedObject+1)
+		if errors.Is(err, regfile.ErrTooLarge) {
+			res.Skipped++
+			continue
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not loose (packed already, or gone): nothing to move
+		}
+		if err != nil {
+			return nil, s.err("pack", id, err)
+		}
+		canon, err := decompress(stored)
+		if err != nil {
+			return nil, s.err("pack", id, err)
+		}
+		if sumCanonical(canon) != id {
+			return nil, s.err("pack", id, ErrHashMismatch)
+		}
+		if _, err := w.Write(stored); err != nil {
+			return nil, fmt.Errorf("object: pack: %w", err)
+		}
+		packed = append(packed, id)
+		offs = binary.BigEndian.AppendUint64(offs, uint64(off))
+		lens = binary.BigEndian.AppendUint32(lens, uint32(len(stored)))
+		off += int64(len(stored))
+		looseBytes += int64(len(stored))
+	}
+	if len(packed) == 0 {
+		return res, nil
+	}
+	var sum ID
+	h.Sum(sum[:0])
+	if _, err := tmp.Write(sum[:]); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	// The index.
+	idx := []byte(idxMagic)
+	idx = binary.BigEndian.AppendUint32(idx, uint32(len(packed)))
+	var fan [256]uint32
+	for _, id := range packed {
+		fan[id[0]]++
+	}
+	total := uint32(0)
+	for i := range 256 {
+		total += fan[i]
+		idx = binary.BigEndian.AppendUint32(idx, total)
+	}
+	for _, id := range packed {
+		idx = append(idx, id[:]...)
+	}
+	idx = append(append(append(idx, offs...), lens...), sum[:]...)
+	isum := sumOf(idx)
+	idx = append(idx, isum[:]...)
+
+	name := hex.EncodeToString(sum[:])
+	base := filepath.Join(s.packPath(), "pack-"+name)
+	fault.Hit("pack.written")
+	if err := os.Rename(tmp.Name(), base+".pack"); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	if err := atomicfile.SyncDir(s.packPath()); err != nil {
+		return nil, err
+	}
+	fault.Hit("pack.renamed")
+	if err := atomicfile.Write(base+".idx", idx, 0o644); err != nil {
+		return nil, err
+	}
+	fault.Hit("pack.indexed")
+	if _, err := s.packList(fullReload); err != nil {
+		return nil, err
+	}
+	// The loose copies go last: until here every object is loose. Then
+	// the shard directories left empty (git tracks no directory).
+	shards := map[byte]bool{}
+	for _, id := range packed {
+		if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, s.err("pack", id, err)
+		}
+		shards[id[0]] = true
+	}
+	for b := range shards {
+		if os.Remove(filepath.Dir(s.path(ID{b}))) == nil {
+			s.shards[b].Store(shardUnknown)
+		}
+	}
+	fault.Hit("pack.pruned")
+	res.Name, res.Objects, res.Loose = name, len(packed), looseBytes
+	res.Bytes = off + IDSize + int64(len(idx))
+	return res, nil
+}

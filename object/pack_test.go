@@ -1,0 +1,256 @@
+package object
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// packStore is a store with blobs of several sizes and a typed object,
+// and the payloads by id.
+func packStore(t *testing.T) (*Store, map[ID][]byte) {
+	t.Helper()
+	s := newTestStore(t)
+	want := map[ID][]byte{}
+	for i := range 40 {
+		p := bytes.Repeat([]byte(fmt.Sprintf("blob %d ", i)), 1+i*37)
+		id, err := s.Put(KindBlob, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[id] = p
+	}
+	id, err := PutTyped(s, &Tree{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, p, err := s.Get(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want[id] = p
+	return s, want
+}
+
+func ids(m map[ID][]byte) []ID {
+	var out []ID
+	for id := range m {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, func(a, b ID) int { return a.Compare(b) })
+	return out
+}
+
+func TestPackRoundTrip(t *testing.T) {
+	s, want := packStore(t)
+	all := ids(want)
+	res, err := s.WritePack(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Objects != len(all) || res.Name == "" || res.Bytes <= 0 {
+		t.Fatalf("pack result %+v", res)
+	}
+	// The loose copies are gone; everything reads from the pack.
+	for _, id := range all {
+		if _, err := os.Lstat(s.path(id)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s still loose: %v", id.Short(), err)
+		}
+	}
+	s2, err := NewStore(s.Dir(), StoreOptions{}) // a new process
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*Store{s, s2} {
+		for id, p := range want {
+			if ok, err := st.Has(id); !ok || err != nil {
+				t.Fatalf("Has(%s) = %v, %v", id.Short(), ok, err)
+			}
+			_, got, err := st.Get(id)
+			if err != nil || !bytes.Equal(got, p) {
+				t.Fatalf("Get(%s): %v", id.Short(), err)
+			}
+			info, _, err := st.Verify(id)
+			if err != nil || info.Stored <= 0 {
+				t.Fatalf("Verify(%s) = %+v, %v", id.Short(), info, err)
+			}
+			r, err := st.Open(id)
+			if err != nil {
+				t.Fatalf("Open(%s): %v", id.Short(), err)
+			}
+			streamed, err := io.ReadAll(r)
+			if err != nil || !bytes.Equal(streamed, p) {
+				t.Fatalf("Open(%s) read: %v", id.Short(), err)
+			}
+			if got, err := st.Resolve(id.String()[:12]); err != nil || got != id {
+				t.Fatalf("Resolve(%s) = %s, %v", id.String()[:12], got.Short(), err)
+			}
+		}
+		listed, strays, err := st.List(context.Background())
+		if err != nil || !slices.Equal(listed, all) || len(strays) != 0 {
+			t.Fatalf("List: %d ids (want %d), strays %v, %v", len(listed), len(all), strays, err)
+		}
+		if errs := st.VerifyPacks(); len(errs) > 0 {
+			t.Fatalf("VerifyPacks: %v", errs)
+		}
+		if n, b, err := st.Usage(context.Background()); err != nil || n != len(all) || b <= 0 {
+			t.Fatalf("Usage = %d, %d, %v", n, b, err)
+		}
+	}
+	// A new loose object beside the pack; a second pack of it.
+	id, err := s.Put(KindBlob, []byte("after the pack"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WritePack([]ID{id}); err != nil {
+		t.Fatal(err)
+	}
+	if packs, err := s.Packs(); err != nil || len(packs) != 2 {
+		t.Fatalf("Packs = %+v, %v", packs, err)
+	}
+	if _, got, err := s2.Get(id); err != nil || string(got) != "after the pack" {
+		t.Fatalf("a pack written after the store was opened: %v", err)
+	}
+	// Writing an object that is packed does not duplicate it loose.
+	b := s.NewBatch()
+	if _, err := b.Put(KindBlob, want[all[0]]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(s.path(all[0])); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a batch wrote a loose copy of a packed object")
+	}
+	// Packing again packs nothing new: the objects are not loose.
+	if res, err := s.WritePack(all); err != nil || res.Objects != 0 {
+		t.Errorf("repack of packed objects: %+v, %v", res, err)
+	}
+}
+
+// TestPackDamage flips bytes of the pack and of its index: reads of the
+// damaged object fail with ErrHashMismatch, VerifyPacks reports both.
+func TestPackDamage(t *testing.T) {
+	s, want := packStore(t)
+	res, err := s.WritePack(ids(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(s.Dir(), "pack", "pack-"+res.Name)
+	pack, err := os.ReadFile(base + ".pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pack[len(packMagic)+3] ^= 0xff // inside the first entry
+	if err := os.WriteFile(base+".pack", pack, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	first := ids(want)[0]
+	s2, _ := NewStore(s.Dir(), StoreOptions{})
+	if _, _, err := s2.Get(first); !errors.Is(err, ErrHashMismatch) {
+		t.Errorf("Get of a damaged packed object: %v, want ErrHashMismatch", err)
+	}
+	if errs := s2.VerifyPacks(); len(errs) != 1 || !errors.Is(errs[0], ErrPackCorrupt) {
+		t.Errorf("VerifyPacks = %v", errs)
+	}
+	idx, err := os.ReadFile(base + ".idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx[len(idx)-1] ^= 1
+	if err := os.WriteFile(base+".idx", idx, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := NewStore(s.Dir(), StoreOptions{})
+	if errs := s3.VerifyPacks(); len(errs) != 1 || !errors.Is(errs[0], ErrPackCorrupt) {
+		t.Errorf("VerifyPacks of a damaged index = %v", errs)
+	}
+}
+
+// TestPackStrays: a .pack without its .idx (a crash between the two) and
+// a temporary file are strays, and the objects stay readable loose.
+func TestPackStrays(t *testing.T) {
+	s, want := packStore(t)
+	dir := filepath.Join(s.Dir(), "pack")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"pack-" + string(bytes.Repeat([]byte("ab"), 32)) + ".pack", "pack-123.tmp"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	listed, strays, err := s.List(context.Background())
+	if err != nil || len(listed) != len(want) || len(strays) != 2 {
+		t.Fatalf("List: %d ids, strays %v, %v", len(listed), strays, err)
+	}
+}
+
+func TestParsePackIndexErrors(t *testing.T) {
+	s, want := packStore(t)
+	res, err := s.WritePack(ids(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(s.Dir(), "pack", "pack-"+res.Name+".idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parsePackIndex(res.Name, "x", good); err != nil {
+		t.Fatal(err)
+	}
+	swap := slices.Clone(good)
+	copy(swap[idxHeader:], good[idxHeader+IDSize:idxHeader+2*IDSize]) // ids out of order
+	copy(swap[idxHeader+IDSize:], good[idxHeader:idxHeader+IDSize])
+	for name, b := range map[string][]byte{
+		"empty":     nil,
+		"magic":     append([]byte("CTXIDX02"), good[8:]...),
+		"truncated": good[:len(good)-1],
+		"unsorted":  swap,
+	} {
+		if _, err := parsePackIndex(res.Name, "x", b); !errors.Is(err, ErrPackCorrupt) {
+			t.Errorf("%s: %v, want ErrPackCorrupt", name, err)
+		}
+	}
+}
+
+// FuzzPackIndex: parsePackIndex never panics, and an index it accepts
+// finds each of its ids where it lists it.
+func FuzzPackIndex(f *testing.F) {
+	s := newTestStore(f)
+	var all []ID
+	for i := range 5 {
+		id, err := s.Put(KindBlob, []byte{byte(i)})
+		if err != nil {
+			f.Fatal(err)
+		}
+		all = append(all, id)
+	}
+	res, err := s.WritePack(all)
+	if err != nil {
+		f.Fatal(err)
+	}
+	good, err := os.ReadFile(filepath.Join(s.Dir(), "pack", "pack-"+res.Name+".idx"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(idxMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := parsePackIndex("x", "x", b)
+		if err != nil {
+			return
+		}
+		for i := range p.count {
+			if got := p.find(ID(p.id(i))); got != i {
+				t.Fatalf("find(id %d) = %d", i, got)
+			}
+		}
+	})
+}
