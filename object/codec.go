@@ -290,7 +290,13 @@ func (r *Registry) New(name string) (Typed, bool) {
 
 // Decode decodes a typed payload of any registered type. A payload of an
 // unregistered type fails with ErrDecode.
-func (r *Registry) Decode(payload []byte) (Typed, error) {
+func (r *Registry) Decode(payload []byte) (Typed, error) { return r.decode(payload, Decode) }
+
+// DecodeLax is Decode with DecodeLax: for readers that follow many
+// objects' links (gc), whose ids they verified.
+func (r *Registry) DecodeLax(payload []byte) (Typed, error) { return r.decode(payload, DecodeLax) }
+
+func (r *Registry) decode(payload []byte, decode func([]byte, Typed) error) (Typed, error) {
 	name, _, err := SplitTyped(payload)
 	if err != nil {
 		return nil, err
@@ -299,7 +305,7 @@ func (r *Registry) Decode(payload []byte) (Typed, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: unknown type %q (written by a newer ctx?)", ErrDecode, name)
 	}
-	if err := Decode(payload, v); err != nil {
+	if err := decode(payload, v); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -20,6 +20,7 @@ import (
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
+	"github.com/ctx-dev/ctx/internal/mmap"
 	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
@@ -59,13 +60,17 @@ type packIndex struct {
 
 func (p *packIndex) id(i int) []byte { return p.ids[i*IDSize : (i+1)*IDSize] }
 
+// bucket returns the positions [lo, hi) of the ids whose first byte is b.
+func (p *packIndex) bucket(b byte) (lo, hi int) {
+	if b > 0 {
+		lo = int(binary.BigEndian.Uint32(p.fanout[(int(b)-1)*4:]))
+	}
+	return lo, int(binary.BigEndian.Uint32(p.fanout[int(b)*4:]))
+}
+
 // find returns the position of id in the pack, or -1.
 func (p *packIndex) find(id ID) int {
-	lo := 0
-	if id[0] > 0 {
-		lo = int(binary.BigEndian.Uint32(p.fanout[(int(id[0])-1)*4:]))
-	}
-	hi := int(binary.BigEndian.Uint32(p.fanout[int(id[0])*4:]))
+	lo, hi := p.bucket(id[0])
 	i := lo + sort.Search(hi-lo, func(k int) bool { return bytes.Compare(p.id(lo+k), id[:]) >= 0 })
 	if i < hi && bytes.Equal(p.id(i), id[:]) {
 		return i
@@ -108,18 +113,26 @@ func parsePackIndex(name, path string, b []byte) (*packIndex, error) {
 	p.lens = b[at : at+count*4]
 	at += count * 4
 	copy(p.sum[:], b[at:])
-	for i := 1; i < count; i++ {
+	return p, nil
+}
+
+// checkEntries checks what parsePackIndex leaves to Verify, as it is
+// linear in the pack's size: the ids are sorted and the fan-out table
+// matches them. A lookup in an index that fails it finds nothing wrong,
+// only perhaps not everything.
+func (p *packIndex) checkEntries() error {
+	for i := 1; i < p.count; i++ {
 		if bytes.Compare(p.id(i-1), p.id(i)) >= 0 {
-			return nil, bad("ids not sorted")
+			return fmt.Errorf("%w: pack-%s.idx: ids not sorted", ErrPackCorrupt, p.name)
 		}
 	}
-	for i := range count {
+	for i := range p.count {
 		if int(p.id(i)[0]) > 0 && uint32(i) < binary.BigEndian.Uint32(p.fanout[(int(p.id(i)[0])-1)*4:]) ||
 			uint32(i) >= binary.BigEndian.Uint32(p.fanout[int(p.id(i)[0])*4:]) {
-			return nil, bad("fan-out table does not match the ids")
+			return fmt.Errorf("%w: pack-%s.idx: fan-out table does not match the ids", ErrPackCorrupt, p.name)
 		}
 	}
-	return p, nil
+	return nil
 }
 
 // packSet is the packs of a store, loaded on first need and again when an
@@ -188,11 +201,11 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 			continue
 		}
 		base := filepath.Join(s.packPath(), "pack-"+name)
-		b, err := regfile.Read(base+".idx", 1<<34)
+		b, err := mapIndex(base + ".idx")
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since listed
+		}
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // removed since listed
-			}
 			return nil, fmt.Errorf("object: pack-%s.idx: %w", name, err)
 		}
 		p, err := parsePackIndex(name, base+".pack", b)
@@ -203,6 +216,30 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 	}
 	ps.packs, ps.stamp, ps.loaded, ps.dirMod = packs, stamp, true, mod
 	return packs, nil
+}
+
+// mapIndex maps a pack index read-only: a lookup touches the fan-out
+// table and a few pages of ids, not the whole file. Packs are immutable
+// and never removed while a store is open, so the mapping lives as long
+// as the process.
+func mapIndex(path string) ([]byte, error) {
+	f, err := regfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > 1<<34 {
+		return nil, fmt.Errorf("%w: %s is %d bytes", ErrPackCorrupt, filepath.Base(path), st.Size())
+	}
+	b, _, err := mmap.Map(f, int(st.Size()))
+	if errors.Is(err, mmap.ErrShrank) {
+		return nil, fmt.Errorf("%w: %v", ErrPackCorrupt, err)
+	}
+	return b, err
 }
 
 // packName returns the <name> of "pack-<name><ext>".
@@ -322,6 +359,9 @@ func verifyPack(p *packIndex) error {
 	}
 	if sumOf(idx[:len(idx)-IDSize]) != ID(idx[len(idx)-IDSize:]) {
 		return bad("the index's checksum does not match")
+	}
+	if err := p.checkEntries(); err != nil {
+		return err
 	}
 	f, err := os.Open(p.path)
 	if err != nil {

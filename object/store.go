@@ -428,8 +428,10 @@ func (s *Store) Resolve(prefix string) (ID, error) {
 	if err != nil {
 		return Zero, fmt.Errorf("object: resolve %s: %w", prefix, err)
 	}
+	first, _ := hex.DecodeString(p[:2]) // MinPrefix >= 2: the first byte is known
 	for _, pk := range packs {
-		for i := range pk.count {
+		lo, hi := pk.bucket(first[0])
+		for i := lo; i < hi; i++ {
 			if h := hex.EncodeToString(pk.id(i)); strings.HasPrefix(h, p) {
 				found = append(found, ID(pk.id(i)))
 			}

@@ -3,10 +3,13 @@ package table
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"io/fs"
 	"math"
 	"os"
 	"sync/atomic"
+
+	"github.com/ctx-dev/ctx/internal/mmap"
 )
 
 // Table is an open table file. Its methods are safe for concurrent use,
@@ -68,7 +71,10 @@ func open(path string) (*Table, error) {
 	if uint64(size) > math.MaxInt {
 		return nil, corruptf("file of %d bytes does not fit in memory", size)
 	}
-	data, unmap, err := mapFile(f, int(size))
+	data, unmap, err := mmap.Map(f, int(size))
+	if errors.Is(err, mmap.ErrShrank) {
+		return nil, corruptf("%v", err)
+	}
 	if err != nil {
 		return nil, err
 	}
