@@ -67,8 +67,9 @@ log "ctx add code (untimed)"
 (cd "$STORE" && "$CTX" add code -q >/dev/null) || die "ctx add code failed"
 
 # A file to cat and a question to ask, from the tree itself.
-FILE=$(cd "$STORE" && find . -name '*.go' -size +20k | sed 's|^\./||' | sort | head -n 1)
-[[ -n $FILE ]] || FILE=$(cd "$STORE" && find . -name '*.go' | sed 's|^\./||' | sort | head -n 1)
+# (awk reads all its input: head would end sort with SIGPIPE under pipefail)
+FILE=$(cd "$STORE" && find . -name '*.go' -size +20k | sed 's|^\./||' | sort | awk 'NR == 1')
+[[ -n $FILE ]] || FILE=$(cd "$STORE" && find . -name '*.go' | sed 's|^\./||' | sort | awk 'NR == 1')
 QUESTION="How does the client retry a request when the connection is reset?"
 (cd "$STORE" && "$CTX" query "$QUESTION" >/dev/null) || die "ctx query failed" # builds the index and the graph segment
 
