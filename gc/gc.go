@@ -63,6 +63,12 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 		keep = DefaultKeepDays
 	}
 	rep := &Report{DryRun: opts.DryRun}
+	// A ref that does not read (a damaged STAGE, a head file that is a
+	// symbolic link) is left out of the roots by List: collecting then
+	// would remove what it names.
+	if errs := w.Refs.Check(); len(errs) > 0 {
+		return nil, fmt.Errorf("gc: the refs are damaged (%w): run ctx verify; nothing was removed", errors.Join(errs...))
+	}
 	all, _, err := w.Objects.List(ctx)
 	if err != nil {
 		return nil, err
@@ -91,6 +97,9 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 			return nil, err
 		}
 		kind, payload, err := w.Objects.Get(id)
+		if errors.Is(err, object.ErrTooLarge) {
+			continue // a large blob: not a commit
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gc: %w (run ctx verify; nothing was removed)", err)
 		}
@@ -138,6 +147,17 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 		if !old && !marked[id] {
 			young = append(young, id)
 			rep.Young++
+		}
+	}
+	// Packed objects are never removed: what an unreachable one links to
+	// is kept as well (a packed tree naming a blob too large to pack).
+	looseSet := map[object.ID]bool{}
+	for _, f := range files {
+		looseSet[f.id] = true
+	}
+	for _, id := range all {
+		if !looseSet[id] && !marked[id] {
+			young = append(young, id)
 		}
 	}
 	if len(young) > 0 {

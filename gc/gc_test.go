@@ -170,3 +170,71 @@ func TestDryRun(t *testing.T) {
 		t.Fatal("a dry run wrote a pack")
 	}
 }
+
+// TestDamagedRefs: a ref that does not read stops gc before it removes
+// anything (List leaves such a ref out of the roots).
+func TestDamagedRefs(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	r := repo.NewTestRepo(t)
+	ctx := context.Background()
+	id, err := r.Objects.Put(object.KindBlob, []byte("named only by STAGE"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := now.AddDate(0, -1, 0)
+	if err := os.Chtimes(filepath.Join(r.Objects.Dir(), id.String()[:2], id.String()), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.Root, "STAGE"), []byte(id.String()+"\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(ctx, repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	if _, err := Run(ctx, w, Options{Now: now}); err == nil {
+		t.Fatal("gc ran with a damaged STAGE")
+	}
+	if ok, _ := r.Objects.Has(id); !ok {
+		t.Fatal("gc removed the object a damaged STAGE names")
+	}
+}
+
+// TestPackedKeepsItsLinks: an unreachable packed object is kept, and so
+// is the loose object it links to (a blob too large to pack), however
+// old.
+func TestPackedKeepsItsLinks(t *testing.T) {
+	now := time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+	r := repo.NewTestRepo(t)
+	ctx := context.Background()
+	blob, err := r.Objects.Put(object.KindBlob, []byte("a big file, say"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := object.WriteTree(r.Objects, map[string]object.ID{"big.bin": blob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Objects.WritePack([]object.ID{tree}); err != nil { // the blob stays loose
+		t.Fatal(err)
+	}
+	old := now.AddDate(0, -1, 0)
+	if err := os.Chtimes(filepath.Join(r.Objects.Dir(), blob.String()[:2], blob.String()), old, old); err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(ctx, repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	if _, err := Run(ctx, w, Options{Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := r.Objects.Has(blob); !ok {
+		t.Fatal("gc removed a blob a packed tree names")
+	}
+	if vr, err := r.Verify(ctx, repo.VerifyOptions{}); err != nil || !vr.OK() {
+		t.Fatalf("verify: %v %+v", err, vr.Problems)
+	}
+}

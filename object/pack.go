@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -141,8 +142,9 @@ type packSet struct {
 	mu     sync.Mutex
 	loaded bool
 	packs  []*packIndex
-	stamp  string    // names of the .idx files seen, to notice new packs
-	dirMod time.Time // of objects/pack/ when listed: a reload that finds it unchanged reads nothing
+	bad    map[string]error // indexes that did not parse, by name: skipped, reported by VerifyPacks
+	stamp  string           // names of the .idx files seen, to notice new packs
+	dirMod time.Time        // of objects/pack/ when listed: a reload that finds it unchanged reads nothing
 }
 
 func (s *Store) packPath() string { return filepath.Join(s.dir, packDir) }
@@ -179,9 +181,14 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("object: packs: %w", err)
 	}
+	have := map[string]bool{}
+	for _, n := range names {
+		have[n] = true
+	}
 	var idx []string
 	for _, n := range names {
-		if name, ok := packName(n, ".idx"); ok {
+		// A pack is used only when both its files exist (FORMAT.md §3.4).
+		if name, ok := packName(n, ".idx"); ok && have["pack-"+name+".pack"] {
 			idx = append(idx, name)
 		}
 	}
@@ -190,27 +197,39 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 		ps.dirMod = mod
 		return ps.packs, nil
 	}
-	have := map[string]*packIndex{}
+	known := map[string]*packIndex{}
 	for _, p := range ps.packs {
-		have[p.name] = p
+		known[p.name] = p
 	}
 	var packs []*packIndex
 	for _, name := range idx {
-		if p := have[name]; p != nil {
+		if p := known[name]; p != nil {
 			packs = append(packs, p)
 			continue
 		}
+		if _, bad := ps.bad[name]; bad {
+			continue
+		}
 		base := filepath.Join(s.packPath(), "pack-"+name)
-		b, err := mapIndex(base + ".idx")
+		b, unmap, err := mapIndex(base + ".idx")
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since listed
 		}
-		if err != nil {
-			return nil, fmt.Errorf("object: pack-%s.idx: %w", name, err)
+		var p *packIndex
+		if err == nil {
+			if p, err = parsePackIndex(name, base+".pack", b); err != nil {
+				_ = unmap()
+			}
 		}
-		p, err := parsePackIndex(name, base+".pack", b)
 		if err != nil {
-			return nil, err
+			// A damaged index must not make the rest of the store
+			// unreadable: its objects may be loose or in other packs.
+			// VerifyPacks reports it.
+			if ps.bad == nil {
+				ps.bad = map[string]error{}
+			}
+			ps.bad[name] = fmt.Errorf("object: pack-%s.idx: %w", name, err)
+			continue
 		}
 		packs = append(packs, p)
 	}
@@ -222,24 +241,24 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 // table and a few pages of ids, not the whole file. Packs are immutable
 // and never removed while a store is open, so the mapping lives as long
 // as the process.
-func mapIndex(path string) ([]byte, error) {
+func mapIndex(path string) ([]byte, func() error, error) {
 	f, err := regfile.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st.Size() > 1<<34 {
-		return nil, fmt.Errorf("%w: %s is %d bytes", ErrPackCorrupt, filepath.Base(path), st.Size())
+		return nil, nil, fmt.Errorf("%w: %s is %d bytes", ErrPackCorrupt, filepath.Base(path), st.Size())
 	}
-	b, _, err := mmap.Map(f, int(st.Size()))
+	b, unmap, err := mmap.Map(f, int(st.Size()))
 	if errors.Is(err, mmap.ErrShrank) {
-		return nil, fmt.Errorf("%w: %v", ErrPackCorrupt, err)
+		return nil, nil, fmt.Errorf("%w: %v", ErrPackCorrupt, err)
 	}
-	return b, err
+	return b, unmap, err
 }
 
 // packName returns the <name> of "pack-<name><ext>".
@@ -280,6 +299,9 @@ func (s *Store) readPacked(id ID) ([]byte, error) {
 		return nil, fs.ErrNotExist
 	}
 	off, n := p.entry(i)
+	if n > MaxPackedObject {
+		return nil, fmt.Errorf("%w: pack-%s.idx: entry of %s is %d bytes", ErrPackCorrupt, p.name, id.Short(), n)
+	}
 	f, err := os.Open(p.path)
 	if err != nil {
 		return nil, fmt.Errorf("pack-%s.pack: %w", p.name, err)
@@ -346,6 +368,12 @@ func (s *Store) VerifyPacks() []error {
 			errs = append(errs, err)
 		}
 	}
+	s.packs.mu.Lock()
+	names := slices.Sorted(maps.Keys(s.packs.bad))
+	for _, n := range names {
+		errs = append(errs, s.packs.bad[n])
+	}
+	s.packs.mu.Unlock()
 	return errs
 }
 
@@ -426,7 +454,7 @@ func (s *Store) WritePack(ids []ID) (*PackResult, error) {
 	ids = slices.Clone(ids)
 	slices.SortFunc(ids, func(a, b ID) int { return a.Compare(b) })
 	ids = slices.Compact(ids)
-	if err := os.MkdirAll(s.packPath(), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(s.packPath()); err != nil {
 		return nil, fmt.Errorf("object: pack: %w", err)
 	}
 	tmp, err := os.CreateTemp(s.packPath(), "pack-*.tmp")
@@ -457,6 +485,10 @@ func (s *Store) WritePack(ids []ID) (*PackResult, error) {
 			return nil, s.err("pack", id, err)
 		}
 		canon, err := decompress(stored)
+		if errors.Is(err, ErrTooLarge) {
+			res.Skipped++ // too large to check in memory: stays loose
+			continue
+		}
 		if err != nil {
 			return nil, s.err("pack", id, err)
 		}
@@ -478,6 +510,9 @@ func (s *Store) WritePack(ids []ID) (*PackResult, error) {
 	var sum ID
 	h.Sum(sum[:0])
 	if _, err := tmp.Write(sum[:]); err != nil {
+		return nil, fmt.Errorf("object: pack: %w", err)
+	}
+	if err := tmp.Chmod(0o444); err != nil { // written once, never changed
 		return nil, fmt.Errorf("object: pack: %w", err)
 	}
 	if err := tmp.Sync(); err != nil {
@@ -515,25 +550,19 @@ func (s *Store) WritePack(ids []ID) (*PackResult, error) {
 		return nil, err
 	}
 	fault.Hit("pack.renamed")
-	if err := atomicfile.Write(base+".idx", idx, 0o644); err != nil {
+	if err := atomicfile.Write(base+".idx", idx, 0o444); err != nil {
 		return nil, err
 	}
 	fault.Hit("pack.indexed")
 	if _, err := s.packList(fullReload); err != nil {
 		return nil, err
 	}
-	// The loose copies go last: until here every object is loose. Then
-	// the shard directories left empty (git tracks no directory).
-	shards := map[byte]bool{}
+	// The loose copies go last: until here every object is loose. Shard
+	// directories left empty stay (git does not track them; a writer that
+	// has just checked one exists must find it).
 	for _, id := range packed {
 		if err := os.Remove(s.path(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, s.err("pack", id, err)
-		}
-		shards[id[0]] = true
-	}
-	for b := range shards {
-		if os.Remove(filepath.Dir(s.path(ID{b}))) == nil {
-			s.shards[b].Store(shardUnknown)
 		}
 	}
 	fault.Hit("pack.pruned")

@@ -148,6 +148,9 @@ func TestPackDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	pack[len(packMagic)+3] ^= 0xff // inside the first entry
+	if err := os.Chmod(base+".pack", 0o644); err != nil { // packs are read-only
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(base+".pack", pack, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +167,9 @@ func TestPackDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx[len(idx)-1] ^= 1
+	if err := os.Chmod(base+".idx", 0o644); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(base+".idx", idx, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -261,4 +267,44 @@ func FuzzPackIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDamagedIndexSkipped: an index that does not parse is skipped, not
+// fatal: the store still reads its other objects and writes new ones,
+// and VerifyPacks reports it.
+func TestDamagedIndexSkipped(t *testing.T) {
+	s, want := packStore(t)
+	all := ids(want)
+	res, err := s.WritePack(all[:10])
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := filepath.Join(s.Dir(), "pack", "pack-"+res.Name+".idx")
+	b, err := os.ReadFile(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(idxMagic)+4+255*4+3] ^= 0xff // the fan-out table's last entry
+	if err := os.Chmod(idx, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(idx, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := NewStore(s.Dir(), StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, got, err := s2.Get(all[20]); err != nil || !bytes.Equal(got, want[all[20]]) {
+		t.Fatalf("a loose object beside a damaged pack: %v", err)
+	}
+	if _, err := s2.Put(KindBlob, []byte("new after the damage")); err != nil {
+		t.Fatalf("a write beside a damaged pack: %v", err)
+	}
+	if _, _, err := s2.Get(all[0]); !errors.Is(err, ErrNotFound) {
+		t.Errorf("an object only in the damaged pack: %v, want ErrNotFound", err)
+	}
+	if errs := s2.VerifyPacks(); len(errs) != 1 || !errors.Is(errs[0], ErrPackCorrupt) {
+		t.Errorf("VerifyPacks = %v", errs)
+	}
 }

@@ -137,7 +137,7 @@ func (b *builder) itemChunk(f *fileCand, it hit, rel float64, first bool) (Chunk
 	}
 	src, blob, err := b.content(d.Path)
 	if err == nil && d.StartLine > 0 {
-		from := max(int(d.StartLine)-contextBefore, 1)
+		from := contextStart(src, int(d.StartLine))
 		to := int(d.EndLine) + contextAfter
 		snippet, last := cutLines(src, from, to, MaxChunkTokens)
 		c.ObjectID, c.Snippet, c.Span = blob.String(), snippet, &Span{Start: uint32(from), End: uint32(last)}
@@ -344,8 +344,9 @@ func (b *builder) recentLog() string {
 }
 
 // cutLines returns lines from..to (1-based, inclusive) of src, at most
-// maxTokens of them (whole lines; a marker says how many were left out),
-// and the last line number shown. It reads only as far as it shows.
+// maxTokens of them (a marker says how many lines were left out; a line
+// longer than the whole allowance is cut inside, with "…"), and the last
+// line number shown. It reads only as far as it shows.
 func cutLines(src []byte, from, to, maxTokens int) (string, int) {
 	// Skip to line from.
 	start := 0
@@ -360,7 +361,7 @@ func cutLines(src []byte, from, to, maxTokens int) (string, int) {
 		return "", from
 	}
 	var s strings.Builder
-	runes := 0
+	runes, budget := 0, 4*maxTokens
 	last := from - 1
 	pos := start
 	for i := from; i <= to && pos < len(src); i++ {
@@ -370,12 +371,28 @@ func cutLines(src []byte, from, to, maxTokens int) (string, int) {
 		}
 		l := src[pos:end]
 		n := utf8.RuneCount(l)
-		if runes+n > 4*maxTokens && i > from {
-			left := bytes.Count(src[pos:], []byte{'\n'})
-			if src[len(src)-1] != '\n' {
-				left++
+		if runes+n > budget {
+			if i == from {
+				// A single line over the allowance: its start, cut.
+				cut, k := 0, 0
+				for cut < len(l) && k < budget {
+					_, size := utf8.DecodeRune(l[cut:])
+					cut += size
+					k++
+				}
+				s.Write(l[:cut])
+				s.WriteString("…\n")
+				last = i
+				pos = end
+				i++
 			}
-			fmt.Fprintf(&s, "… (%d more lines)\n", min(left, to-i+1))
+			if i <= to && pos < len(src) {
+				left := bytes.Count(src[pos:], []byte{'\n'})
+				if src[len(src)-1] != '\n' {
+					left++
+				}
+				fmt.Fprintf(&s, "… (%d more lines)\n", min(left, to-i+1))
+			}
 			break
 		}
 		s.Write(l)
@@ -384,6 +401,41 @@ func cutLines(src []byte, from, to, maxTokens int) (string, int) {
 		pos = end
 	}
 	return strings.TrimRight(s.String(), "\n"), last
+}
+
+// contextStart returns the first line to show before an item that starts
+// at line start: up to contextBefore lines, each short (a long line of
+// context would take the room of the item itself).
+func contextStart(src []byte, start int) int {
+	from := start
+	for from > 1 && start-from < contextBefore {
+		l := lineAt(src, from-1)
+		if utf8.RuneCount(l) > maxContextLine {
+			break
+		}
+		from--
+	}
+	return from
+}
+
+// maxContextLine is the longest line shown as context, in characters.
+const maxContextLine = 200
+
+// lineAt returns line n (1-based) of src, or nil.
+func lineAt(src []byte, n int) []byte {
+	start := 0
+	for line := 1; line < n; line++ {
+		i := bytes.IndexByte(src[start:], '\n')
+		if i < 0 {
+			return nil
+		}
+		start += i + 1
+	}
+	end := len(src)
+	if i := bytes.IndexByte(src[start:], '\n'); i >= 0 {
+		end = start + i
+	}
+	return src[start:end]
 }
 
 // truncate cuts s to about maxTokens, at a line end when it can.

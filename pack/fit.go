@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -196,12 +197,15 @@ func shrinkBase(p *Pack, r renderer, limit int) error {
 	if base() > limit {
 		p.RecentNarrative = ""
 	}
-	if over := base() - limit; over > 0 {
-		t := []rune(p.Task)
-		if over+1 >= len(t) {
+	// Then a shorter task: halving it until the frame fits (a rendering
+	// may show only the start of a long task, so characters cut do not
+	// all count).
+	for base() > limit && p.Task != "" {
+		t := []rune(strings.TrimSuffix(p.Task, "…"))
+		if len(t) <= 1 {
 			p.Task = ""
 		} else {
-			p.Task = string(t[:len(t)-over-1]) + "…"
+			p.Task = string(t[:len(t)/2]) + "…"
 		}
 	}
 	if base() > limit {

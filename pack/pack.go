@@ -107,6 +107,9 @@ const (
 	DefaultDepth         = 2
 	DefaultMaxExpanded   = 50
 	DefaultNarrativeDays = 7
+	// MaxBudget is the largest budget: a billion tokens is more than any
+	// model reads, and keeps the counting in range.
+	MaxBudget = 1 << 30
 	// MaxChunkTokens bounds one chunk: a long function is cut, with a
 	// marker, so that one item cannot take the budget of ten.
 	MaxChunkTokens = 600
@@ -161,8 +164,8 @@ func (o Options) withDefaults() (Options, error) {
 	if o.Budget == 0 {
 		o.Budget = DefaultBudget
 	}
-	if o.Budget < 0 {
-		return o, fmt.Errorf("%w: budget %d", ErrInvalidOptions, o.Budget)
+	if o.Budget < 0 || o.Budget > MaxBudget {
+		return o, fmt.Errorf("%w: budget %d (want 1 to %d tokens)", ErrInvalidOptions, o.Budget, MaxBudget)
 	}
 	switch {
 	case o.Reserve < 0:

@@ -390,6 +390,22 @@ func TestVariants(t *testing.T) {
 	}
 }
 
+func TestCutLinesLong(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	src := []byte("a\nb\n" + long + "\nfunc F() {}\n")
+	got, last := cutLines(src, 3, 4, 100)
+	if !strings.HasPrefix(got, strings.Repeat("x", 400)+"…\n") || !strings.Contains(got, "(1 more lines)") || last != 3 {
+		t.Errorf("a long first line: %q, last %d", got[:min(len(got), 50)], last)
+	}
+	// Context before an item skips a long line: the item shows.
+	if from := contextStart(src, 4); from != 4 {
+		t.Errorf("contextStart before a long line = %d, want 4", from)
+	}
+	if from := contextStart(src, 3); from != 1 {
+		t.Errorf("contextStart = %d, want 1", from)
+	}
+}
+
 func TestCutLines(t *testing.T) {
 	src := []byte("l1\nl2\nl3\nl4\nl5")
 	for _, tc := range []struct {
@@ -403,6 +419,7 @@ func TestCutLines(t *testing.T) {
 		{6, 9, 100, "", 6},
 		{1, 5, 2, "l1\nl2\n… (3 more lines)", 2}, // 8 characters: two lines of three
 		{1, 4, 1, "l1\n… (3 more lines)", 1},     // the first line always shows
+		{4, 5, 2, "l4\nl5", 5},
 	} {
 		got, last := cutLines(src, tc.from, tc.to, tc.max)
 		if got != tc.want || last != tc.last {

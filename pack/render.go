@@ -127,7 +127,7 @@ func (markdownRenderer) footer(p *Pack) string {
 	g := p.GraphContext
 	fmt.Fprintf(&s, "\n## Graph context\n\nSeeds: %s\n\nExpanded (depth %d): %s\n", listOrNone(g.SeedNodes), g.ExpansionDepth, listOrNone(g.ExpandedNodes))
 	if p.RecentNarrative != "" {
-		s.WriteString("\n## Recent narrative\n\n" + strings.ReplaceAll(p.RecentNarrative, "\n## ", "\n### ") + "\n")
+		s.WriteString("\n## Recent narrative\n\n" + demote(p.RecentNarrative) + "\n")
 	}
 	if p.Explain != nil {
 		s.WriteString("\n## Explain\n\n" + marshalLine(p.Explain) + "\n")
@@ -172,6 +172,15 @@ func (textRenderer) footer(p *Pack) string {
 	}
 	fmt.Fprintf(&s, "\ntokens: %d used of %d (%d reserved for the response)\n", p.TokenBudget.Used, p.TokenBudget.Total, p.TokenBudget.ReservedForResponse)
 	return s.String()
+}
+
+// demote makes the recent log's day headings (## DATE) subsections of
+// the pack's ## Recent narrative.
+func demote(log string) string {
+	if strings.HasPrefix(log, "## ") {
+		log = "#" + log
+	}
+	return strings.ReplaceAll(log, "\n## ", "\n### ")
 }
 
 func marshalLine(v any) string {

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/pack"
+	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -193,8 +193,8 @@ func headCommit(r *repo.Repo) (object.ID, error) {
 	}
 	heads, err := r.Heads(target)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return object.Zero, nil
+		if errors.Is(err, refs.ErrNotFound) {
+			return object.Zero, nil // a ref with no head yet
 		}
 		return object.Zero, err
 	}
