@@ -147,7 +147,7 @@ func TestPackDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pack[len(packMagic)+3] ^= 0xff // inside the first entry
+	pack[len(packMagic)+3] ^= 0xff                        // inside the first entry
 	if err := os.Chmod(base+".pack", 0o644); err != nil { // packs are read-only
 		t.Fatal(err)
 	}
