@@ -405,7 +405,12 @@ func (s *Store) Resolve(prefix string) (ID, error) {
 			return Zero, err
 		}
 		if !ok {
-			return Zero, s.err("resolve", id, ErrNotFound)
+			// Has trusts the pack directory's time; a name that must
+			// resolve deserves a full look (a pack written in the same
+			// tick as the last listing).
+			if pk, _, err := s.findPacked(id, fullReload); err != nil || pk == nil {
+				return Zero, s.err("resolve", id, ErrNotFound)
+			}
 		}
 		return id, nil
 	}
