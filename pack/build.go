@@ -247,7 +247,7 @@ func (b *builder) idf(term string) float64 {
 func (b *builder) queryMass() float64 {
 	if b.mass == 0 {
 		for _, c := range b.query.Clauses {
-			b.mass += weight(c) * b.idf(c.Terms[0])
+			b.mass += float64(weight(c) * b.idf(c.Terms[0]))
 		}
 	}
 	return max(b.mass, 1e-9)
@@ -275,7 +275,7 @@ var signals = []signalDef{
 	{name: "chunks", score: func(f *fileCand) float64 {
 		s, w := 0.0, 1.0
 		for _, it := range f.items {
-			s += w * it.score
+			s += float64(w * it.score)
 			w /= 2
 		}
 		return s

@@ -473,7 +473,7 @@ func titleCase(s string) string {
 
 // round keeps three decimals: scores print the same on every machine.
 func round(x float64) float64 {
-	return float64(int64(x*1000+0.5)) / 1000
+	return float64(int64(float64(x*1000)+0.5)) / 1000 // float64(): no fused multiply-add
 }
 
 // matched returns the query's terms that occur in s.

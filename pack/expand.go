@@ -48,7 +48,7 @@ func (b *builder) expand(ctx context.Context) error {
 		a := f.fused / b.maxFused
 		seeds[graph.NodeID{Kind: graph.NodeFile, Key: f.path}.Name()] = a
 		for _, it := range f.items[:min(seedItems, len(f.items))] {
-			seeds[it.meta.Node.Name()] += a * it.score / f.items[0].score
+			seeds[it.meta.Node.Name()] += float64(a * it.score / f.items[0].score)
 		}
 	}
 	// The best narrative and diagnostic hits seed too: a note that

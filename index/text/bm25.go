@@ -56,7 +56,7 @@ func (p BM25) lenNorm(docLen uint32, avgDocLen float64) float64 {
 	if avgDocLen > 0 {
 		ratio = float64(docLen) / avgDocLen
 	}
-	return p.K1 * (1 - p.B + p.B*ratio)
+	return p.K1 * (1 - p.B + float64(p.B*ratio)) // float64(): no fused multiply-add (scores must not depend on the machine)
 }
 
 func (p BM25) tfNorm(tf, lenNorm float64) float64 {

@@ -93,7 +93,7 @@ func Search(r Reader, q Query, opts SearchOptions) (Result, error) {
 		score := 0.0
 		for _, c := range clauses {
 			if !c.done && c.doc == doc {
-				score += c.idf * bm.tfNorm(float64(c.freq), ln)
+				score += float64(c.idf * bm.tfNorm(float64(c.freq), ln)) // float64(): no fused multiply-add, the same sum on every machine
 			}
 		}
 		col.Push(Hit{Doc: doc, Score: score})
