@@ -273,10 +273,12 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 		var n int
 		if _, err := fmt.Sscanf(s[:len(s)-1], "%d", &n); err == nil && n >= 0 && n <= 100000 && fmt.Sprint(n) == s[:len(s)-1] {
 			switch unit {
+			// In days of the calendar, not a time.Duration: 100000w
+			// would overflow one.
 			case 'd':
-				return now.Add(-time.Duration(n) * 24 * time.Hour), nil
+				return now.AddDate(0, 0, -n), nil
 			case 'w':
-				return now.Add(-time.Duration(n) * 7 * 24 * time.Hour), nil
+				return now.AddDate(0, 0, -7*n), nil
 			}
 		}
 	}

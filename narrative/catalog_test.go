@@ -24,6 +24,7 @@ func TestParseSince(t *testing.T) {
 		{"0d", now},
 		{"2w", now.AddDate(0, 0, -14)},
 		{" 2w ", now.AddDate(0, 0, -14)},
+		{"100000w", now.AddDate(0, 0, -700000)}, // beyond a time.Duration: no overflow
 		{"2026-01-20", time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC)},
 		{"2026-01-20T10:00:00Z", time.Date(2026, 1, 20, 10, 0, 0, 0, time.UTC)},
 		{"2026-01-20T10:00:00+02:00", time.Date(2026, 1, 20, 8, 0, 0, 0, time.UTC)},
