@@ -185,6 +185,7 @@ func (c *ListCmd) filter(app *App, r *repo.Repo, cat *narrative.Catalog, f narra
 	if err != nil {
 		return nil, err
 	}
+	defer g.Close()
 	limit := f.Limit
 	f.Limit = 0 // counted after the expression
 	var out []*narrative.Node

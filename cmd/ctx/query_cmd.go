@@ -147,9 +147,12 @@ func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd st
 		if err := resolveWhere(app, opts.Where, src.Catalog); err != nil {
 			return err
 		}
-		if opts.WhereGraph, err = newWhereGraph(app, r, src.Catalog, opts.Where); err != nil {
+		wg, err := newWhereGraph(app, r, src.Catalog, opts.Where)
+		if err != nil {
 			return err
 		}
+		defer wg.Close()
+		opts.WhereGraph = wg
 	}
 	if src.Head, err = headCommit(r); err != nil {
 		return err

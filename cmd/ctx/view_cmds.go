@@ -290,17 +290,15 @@ func compose(app *App, r *repo.Repo, v *view.View, f *renderFlags, cmd, label st
 	if err != nil {
 		return err
 	}
+	defer wg.Close()
 	nodes := view.Select(cat, expr, wg, view.SelectOptions{IncludeSuperseded: f.IncludeSuperseded, IncludeDeleted: f.IncludeDeleted})
 	var edges view.Edges
 	if len(nodes) > 0 {
-		// The graph the expression needed, or else the edges between
-		// narrative nodes alone: the code's would cost a hook far more
-		// than they could add here.
-		g := wg.g
-		if g == nil {
-			if g, err = r.Graph(app.Ctx, repo.GraphOptions{Catalog: cat, NoCode: true}); err != nil {
-				return err
-			}
+		// The edges between narrative nodes alone: the code's would cost
+		// a hook far more than they could add here.
+		g, err := r.Graph(app.Ctx, repo.GraphOptions{Catalog: cat, NoCode: true})
+		if err != nil {
+			return err
 		}
 		edges = &viewEdges{g: g}
 	}

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/narrative/where"
-	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -67,14 +67,15 @@ func (e *whereError) Unwrap() error { return e.err }
 
 // whereGraph answers the graph predicates of a --where expression:
 // has:summary from the catalog (the derived-from headers of summaries),
-// has:edges, from: and to: from the graph `ctx edges` reads (the commits'
-// edge batches and the working narrative's declared edges), built only
-// when the expression asks about edges.
+// has:edges, from: and to: from the index's graph segment (the same edges
+// `ctx edges` shows: the commits' edge batches and code, and the working
+// narrative's declared edges), opened only when the expression asks
+// about edges. Close releases it.
 type whereGraph struct {
 	cat        *narrative.Catalog
 	summarised map[narrative.ID]bool
-	g          *repo.Graph
-	out        map[narrative.ID]map[object.ID]bool // the graph ids each node has an edge to, as asked
+	gx         *index.GraphIndex
+	out        map[narrative.ID]map[index.NodeNum]bool // the nodes each node has an edge to, as asked
 }
 
 var _ where.Graph = (*whereGraph)(nil)
@@ -93,22 +94,30 @@ func newWhereGraph(app *App, r *repo.Repo, cat *narrative.Catalog, e *where.Expr
 		}
 	}
 	if edges {
-		g, err := r.Graph(app.Ctx, repo.GraphOptions{Catalog: cat})
+		gx, err := index.OpenGraph(app.Ctx, r)
 		if err != nil {
 			return nil, err
 		}
-		wg.g, wg.out = g, map[narrative.ID]map[object.ID]bool{}
+		wg.gx, wg.out = gx, map[narrative.ID]map[index.NodeNum]bool{}
 	}
 	return wg, nil
 }
 
-// graphID is the id of a narrative node in the graph.
-func (wg *whereGraph) graphID(id narrative.ID) object.ID {
+// Close releases the graph segment, if it was opened.
+func (wg *whereGraph) Close() {
+	if wg != nil && wg.gx != nil {
+		wg.gx.Close()
+	}
+}
+
+// num returns a narrative node's number in the graph segment.
+func (wg *whereGraph) num(id narrative.ID) (index.NodeNum, bool) {
 	typ := ""
 	if n, ok := wg.cat.Nodes[id]; ok {
 		typ = string(n.Type)
 	}
-	return graph.NarrativeNode(typ, string(id)).ID
+	n, ok, err := wg.gx.Lookup(graph.NarrativeNode(typ, string(id)).Name())
+	return n, ok && err == nil
 }
 
 // HasSummary reports whether a summary that is not deleted derives from id.
@@ -116,28 +125,38 @@ func (wg *whereGraph) HasSummary(id narrative.ID) bool { return wg.summarised[id
 
 // HasEdges reports whether the graph has an edge from or to id.
 func (wg *whereGraph) HasEdges(id narrative.ID) bool {
-	if wg.g == nil {
+	if wg.gx == nil {
 		return false
 	}
-	i, ok := wg.g.Lookup(wg.graphID(id))
-	return ok && (len(wg.g.Out(i)) > 0 || len(wg.g.In(i)) > 0)
+	n, ok := wg.num(id)
+	if !ok {
+		return false
+	}
+	for _, out := range []bool{true, false} {
+		if adj, err := wg.gx.Adjacent(n, out, graph.Low); err == nil && len(adj) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // EdgeFrom reports whether the graph has an edge from from to to.
 func (wg *whereGraph) EdgeFrom(from, to narrative.ID) bool {
-	if wg.g == nil {
+	if wg.gx == nil {
 		return false
 	}
 	set, ok := wg.out[from]
 	if !ok {
-		set = map[object.ID]bool{}
-		if i, ok := wg.g.Lookup(wg.graphID(from)); ok {
-			for _, e := range wg.g.Out(i) {
-				_, t := wg.g.Ends(e)
-				set[wg.g.Node(t).ID] = true
+		set = map[index.NodeNum]bool{}
+		if n, ok := wg.num(from); ok {
+			if adj, err := wg.gx.Adjacent(n, true, graph.Low); err == nil {
+				for _, a := range adj {
+					set[a.Node] = true
+				}
 			}
 		}
 		wg.out[from] = set
 	}
-	return set[wg.graphID(to)]
+	t, ok := wg.num(to)
+	return ok && set[t]
 }
