@@ -101,6 +101,9 @@ func (b *Batch) Put(kind Kind, payload []byte) (ID, error) {
 		return id, err
 	}
 	if ok, err := b.s.Has(id); err != nil || ok {
+		if ok {
+			b.s.freshen(id)
+		}
 		b.settle(id, "", err)
 		return id, err
 	}

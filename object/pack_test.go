@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // packStore is a store with blobs of several sizes and a typed object,
@@ -306,5 +307,40 @@ func TestDamagedIndexSkipped(t *testing.T) {
 	}
 	if errs := s2.VerifyPacks(); len(errs) != 1 || !errors.Is(errs[0], ErrPackCorrupt) {
 		t.Errorf("VerifyPacks = %v", errs)
+	}
+}
+
+// TestPutFreshens: writing an object that is already stored refreshes
+// its file's time, so that gc's margin counts from the last writer.
+func TestPutFreshens(t *testing.T) {
+	s := newTestStore(t)
+	id, err := s.Put(KindBlob, []byte("again"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, put := range []func() error{
+		func() error { _, err := s.Put(KindBlob, []byte("again")); return err },
+		func() error {
+			b := s.NewBatch()
+			if _, err := b.Put(KindBlob, []byte("again")); err != nil {
+				return err
+			}
+			return b.Commit()
+		},
+	} {
+		if err := os.Chtimes(s.path(id), old, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := put(); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(s.path(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !st.ModTime().After(old.AddDate(1, 0, 0)) {
+			t.Errorf("modification time still %v after a second write", st.ModTime())
+		}
 	}
 }

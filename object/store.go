@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
+	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/internal/fault"
 	"github.com/ctx-dev/ctx/internal/regfile"
 )
@@ -151,6 +152,16 @@ func (s *Store) err(op string, id ID, err error) error {
 	return &Error{Op: op, ID: id, Path: RelPath(id), Err: err}
 }
 
+// freshen sets the modification time of an object's loose file to now,
+// for a writer that found the object already stored (as git does): gc
+// keeps unreachable objects younger than its margin, so an object a
+// writer is about to link again must not look old. Packed objects are
+// never removed, and a failure only shortens the object's margin.
+func (s *Store) freshen(id ID) {
+	now := clock.Real{}.Now()
+	_ = os.Chtimes(s.path(id), now, now)
+}
+
 // Has reports whether the object's file exists, loose or in a pack. It
 // does not verify it.
 func (s *Store) Has(id ID) (bool, error) {
@@ -250,6 +261,7 @@ func (s *Store) Put(kind Kind, payload []byte) (ID, error) {
 	id := Sum(kind, payload)
 	if ok, err := s.Has(id); err != nil || ok {
 		if ok {
+			s.freshen(id)
 			// Durable means durable even if another writer put it there.
 			err = s.Sync(id)
 		}
