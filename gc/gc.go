@@ -190,7 +190,16 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 	}
 	if opts.Pack {
 		if opts.DryRun {
-			rep.Packed = &object.PackResult{Objects: len(loose)}
+			rep.Packed = &object.PackResult{}
+			for _, f := range files {
+				switch {
+				case !reachable[f.id]:
+				case f.size > object.MaxPackedObject:
+					rep.Packed.Skipped++ // stays loose
+				default:
+					rep.Packed.Objects++
+				}
+			}
 		} else if rep.Packed, err = w.Objects.WritePack(loose); err != nil {
 			return nil, err
 		}
