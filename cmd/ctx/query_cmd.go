@@ -43,7 +43,7 @@ func (c *QueryCmd) Validate() error {
 		return fmt.Errorf("--depth %d: want 0 or more", c.Depth)
 	case c.IncludeNarrative && c.NoNarrative:
 		return fmt.Errorf("--include-narrative or --no-narrative, not both")
-	case len(c.Query) == 0 && c.Where == "":
+	case strings.TrimSpace(strings.Join(c.Query, " ")) == "" && c.Where == "":
 		return fmt.Errorf("give the query TEXT, a --where filter, or both")
 	case c.Where != "" && c.NoNarrative:
 		return fmt.Errorf("--where selects narrative nodes: it cannot go with --no-narrative")
