@@ -427,3 +427,20 @@ func TestCutLines(t *testing.T) {
 		}
 	}
 }
+
+// FuzzVariants: any word gives lower-case words of three letters or more,
+// none the word itself, each once.
+func FuzzVariants(f *testing.F) {
+	for _, w := range []string{"tests", "connection", "running", "ies", "aaaing", "status"} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		seen := map[string]bool{}
+		for _, v := range variants(w) {
+			if len(v) < 3 || v == w || seen[v] || !isLowerWord(v) {
+				t.Fatalf("variants(%q) has %q", w, v)
+			}
+			seen[v] = true
+		}
+	})
+}

@@ -146,3 +146,30 @@ func FuzzBestSnippet(f *testing.F) {
 		}
 	})
 }
+
+// FuzzNaturalQuery checks that any text reads as a natural query: one
+// term per clause, each a lower-case valid term, no duplicates, nothing
+// excluded and no filters, whatever syntax the text holds.
+func FuzzNaturalQuery(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{`type:decision "why" -x (y`, `net/http.Client.Do`, `a a A`, "\x00\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		q := NaturalQuery(s)
+		if len(q.Exclude) > 0 || len(q.Filters) > 0 {
+			t.Fatalf("syntax in a natural query: %+v", q)
+		}
+		seen := map[string]bool{}
+		for _, c := range q.Clauses {
+			if len(c.Terms) != 1 || len(c.Pos) != 1 || c.Quoted || c.Weight != 0 {
+				t.Fatalf("bad clause %+v", c)
+			}
+			term := c.Terms[0]
+			if term == "" || strings.ToLower(term) != term || !utf8.ValidString(term) || seen[term] {
+				t.Fatalf("bad or repeated term %q", term)
+			}
+			seen[term] = true
+		}
+	})
+}
