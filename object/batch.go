@@ -32,6 +32,7 @@ type Batch struct {
 	order   map[ID]int           // when each object's write finished: Commit installs in this order
 	err     error                // first write error; Commit returns it
 	done    bool
+	pack    *packBatch // with NewPackBatch: where small objects go
 }
 
 // NewBatch starts a batch of writes.
@@ -107,7 +108,13 @@ func (b *Batch) Put(kind Kind, payload []byte) (ID, error) {
 		b.settle(id, "", err)
 		return id, err
 	}
-	tmp, err := b.s.writeTemp(id, b.s.enc.compress(kind, payload), !syncfs.Supported)
+	stored := b.s.enc.compress(kind, payload)
+	if b.pack != nil && len(stored) <= MaxPackedObject {
+		err := b.pack.add(id, stored)
+		b.settle(id, "", err)
+		return id, err
+	}
+	tmp, err := b.s.writeTemp(id, stored, !syncfs.Supported)
 	b.settle(id, tmp, err)
 	return id, err
 }
@@ -149,6 +156,26 @@ func (b *Batch) Get(id ID) (Kind, []byte, error) {
 	b.mu.Lock()
 	tmp := b.pending[id]
 	b.mu.Unlock()
+	if tmp == "" && b.pack != nil {
+		stored, ok, err := b.pack.stored(id)
+		if err != nil {
+			return KindInvalid, nil, b.s.err("read", id, err)
+		}
+		if ok {
+			canon, err := decompress(stored)
+			if err == nil && sumCanonical(canon) != id {
+				err = ErrHashMismatch
+			}
+			if err != nil {
+				return KindInvalid, nil, b.s.err("read", id, err)
+			}
+			kind, payload, err := ParseEnvelope(canon)
+			if err != nil {
+				return KindInvalid, nil, b.s.err("read", id, err)
+			}
+			return kind, payload, nil
+		}
+	}
 	if tmp == "" {
 		return b.s.Get(id)
 	}
@@ -173,6 +200,9 @@ func (b *Batch) Len() int {
 			n++
 		}
 	}
+	if b.pack != nil {
+		n += b.pack.len()
+	}
 	return n
 }
 
@@ -188,8 +218,30 @@ func (b *Batch) Commit() error {
 	b.drain()
 	if b.err != nil {
 		b.removeTemps()
+		if b.pack != nil {
+			b.pack.abort()
+		}
 		return b.err
 	}
+	if err := b.installLoose(); err != nil {
+		if b.pack != nil {
+			b.pack.abort()
+		}
+		return err
+	}
+	// The pack last: its objects (trees, commits) may name the loose ones
+	// (blobs too large to pack), which must be in place first.
+	if b.pack != nil {
+		if err := b.pack.commit(b.s); err != nil {
+			return err
+		}
+		fault.Hit("batch.committed")
+	}
+	return nil
+}
+
+// installLoose makes the batch's loose objects durable and visible.
+func (b *Batch) installLoose() error {
 	type item struct {
 		id  ID
 		tmp string
@@ -246,9 +298,15 @@ func (b *Batch) Commit() error {
 func (b *Batch) Abort() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.done {
+		return
+	}
 	b.done = true
 	b.drain()
 	b.removeTemps()
+	if b.pack != nil {
+		b.pack.abort()
+	}
 }
 
 // drain waits, with b.mu held on entry and exit, until no Put is still

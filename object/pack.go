@@ -433,6 +433,36 @@ func sumOf(b []byte) ID {
 	return id
 }
 
+// buildIndex returns the .idx of a pack holding ids (sorted), whose
+// entries entry gives, and whose checksum is sum.
+func buildIndex(ids []ID, entry func(ID) (off int64, n int), sum ID) []byte {
+	idx := []byte(idxMagic)
+	idx = binary.BigEndian.AppendUint32(idx, uint32(len(ids)))
+	var fan [256]uint32
+	for _, id := range ids {
+		fan[id[0]]++
+	}
+	total := uint32(0)
+	for i := range 256 {
+		total += fan[i]
+		idx = binary.BigEndian.AppendUint32(idx, total)
+	}
+	for _, id := range ids {
+		idx = append(idx, id[:]...)
+	}
+	for _, id := range ids {
+		off, _ := entry(id)
+		idx = binary.BigEndian.AppendUint64(idx, uint64(off))
+	}
+	for _, id := range ids {
+		_, n := entry(id)
+		idx = binary.BigEndian.AppendUint32(idx, uint32(n))
+	}
+	idx = append(idx, sum[:]...)
+	isum := sumOf(idx)
+	return append(idx, isum[:]...)
+}
+
 // PackResult is what WritePack did.
 type PackResult struct {
 	Name    string `json:"name"`    // "" when there was nothing to pack
@@ -522,23 +552,14 @@ func (s *Store) WritePack(ids []ID) (*PackResult, error) {
 		return nil, fmt.Errorf("object: pack: %w", err)
 	}
 	// The index.
-	idx := []byte(idxMagic)
-	idx = binary.BigEndian.AppendUint32(idx, uint32(len(packed)))
-	var fan [256]uint32
-	for _, id := range packed {
-		fan[id[0]]++
+	at := map[ID]int{}
+	for i, id := range packed {
+		at[id] = i
 	}
-	total := uint32(0)
-	for i := range 256 {
-		total += fan[i]
-		idx = binary.BigEndian.AppendUint32(idx, total)
-	}
-	for _, id := range packed {
-		idx = append(idx, id[:]...)
-	}
-	idx = append(append(append(idx, offs...), lens...), sum[:]...)
-	isum := sumOf(idx)
-	idx = append(idx, isum[:]...)
+	idx := buildIndex(packed, func(id ID) (int64, int) {
+		i := at[id]
+		return int64(binary.BigEndian.Uint64(offs[i*8:])), int(binary.BigEndian.Uint32(lens[i*4:]))
+	}, sum)
 
 	name := hex.EncodeToString(sum[:])
 	base := filepath.Join(s.packPath(), "pack-"+name)

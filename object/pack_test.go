@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -342,5 +343,91 @@ func TestPutFreshens(t *testing.T) {
 		if !st.ModTime().After(old.AddDate(1, 0, 0)) {
 			t.Errorf("modification time still %v after a second write", st.ModTime())
 		}
+	}
+}
+
+// TestPackBatch: a pack batch holds its objects in one file, readable
+// from the batch before Commit, visible in the store only after, and
+// gone after Abort.
+func TestPackBatch(t *testing.T) {
+	s := newTestStore(t)
+	b := s.NewPackBatch()
+	if b.pack == nil {
+		t.Fatal("no pack batch")
+	}
+	want := map[ID][]byte{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 50 {
+				p := []byte(fmt.Sprintf("object %d of writer %d", i, w))
+				id, err := b.Put(KindBlob, p)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				want[id] = p
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// A streamed object stays loose.
+	loose, err := b.PutReader(KindBlob, bytes.NewReader([]byte("streamed")), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Len() != len(want)+1 {
+		t.Fatalf("Len = %d, want %d", b.Len(), len(want)+1)
+	}
+	for id, p := range want {
+		if ok, _ := b.Has(id); !ok {
+			t.Fatalf("batch Has(%s) = false", id.Short())
+		}
+		if _, got, err := b.Get(id); err != nil || !bytes.Equal(got, p) {
+			t.Fatalf("batch Get(%s): %v", id.Short(), err)
+		}
+		if ok, _ := s.Has(id); ok {
+			t.Fatalf("%s visible before Commit", id.Short())
+		}
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := NewStore(s.Dir(), StoreOptions{})
+	for id, p := range want {
+		if _, got, err := s2.Get(id); err != nil || !bytes.Equal(got, p) {
+			t.Fatalf("after Commit, Get(%s): %v", id.Short(), err)
+		}
+	}
+	if _, err := os.Lstat(s2.path(loose)); err != nil {
+		t.Fatalf("the streamed object is not loose: %v", err)
+	}
+	packs, err := s2.Packs()
+	if err != nil || len(packs) != 1 || packs[0].Objects != len(want) {
+		t.Fatalf("Packs = %+v, %v", packs, err)
+	}
+	if errs := s2.VerifyPacks(); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if _, strays, _ := s2.List(context.Background()); len(strays) != 0 {
+		t.Fatalf("strays after Commit: %v", strays)
+	}
+	// Abort leaves nothing.
+	b = s.NewPackBatch()
+	id, err := b.Put(KindBlob, []byte("never committed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Abort()
+	if ok, _ := s.Has(id); ok {
+		t.Fatal("an aborted batch's object is visible")
+	}
+	if _, strays, _ := s.List(context.Background()); len(strays) != 0 {
+		t.Fatalf("strays after Abort: %v", strays)
 	}
 }

@@ -50,7 +50,16 @@ type IngestOptions struct {
 	// the files found so far, from several goroutines at once: it must
 	// be safe for concurrent use.
 	Progress func(done, total int)
+	// PackAbove makes a step that stores more than this many files write
+	// its objects into a new pack (FORMAT.md §3.4) instead of loose files;
+	// 0 means DefaultPackAbove, a negative value never.
+	PackAbove int
 }
+
+// DefaultPackAbove is the number of files above which a step writes a
+// pack: a large import (the first ctx add code of a project) makes two
+// files instead of tens of thousands.
+const DefaultPackAbove = 1000
 
 // Skipped is a file ingestion left out, and why.
 type Skipped struct {
@@ -228,7 +237,14 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 		}
 	}
 
+	packAbove := opts.PackAbove
+	if packAbove == 0 {
+		packAbove = DefaultPackAbove
+	}
 	b := w.Objects.NewBatch()
+	if packAbove > 0 && res.Added+res.Modified > packAbove {
+		b = w.Objects.NewPackBatch()
+	}
 	defer b.Abort()
 	put := b.Put
 	// Store the new contents.

@@ -20,7 +20,9 @@ func TestCrashAtEveryPoint(t *testing.T) {
 		t.Skip("crash sweep runs many processes")
 	}
 	ctx, faulty := binaries(t)
-	env := []string{"CTX_DATE=1790000000"}
+	// CTX_PACK_ABOVE=3: add code (six files) writes its objects into a
+	// pack, add file (one) loose: the sweep crashes both write paths.
+	env := []string{"CTX_DATE=1790000000", "CTX_PACK_ABOVE=3"}
 
 	// The starting project: a store and files to add.
 	base := t.TempDir()
@@ -127,6 +129,10 @@ func TestCrashAtEveryPoint(t *testing.T) {
 			check: movedOnce(t, ctx, env, &before, func(t *testing.T, dir string) {
 				if out := must(t, dir, env, "", ctx, "ls-tree", "-r", "--name-only", "main"); !strings.Contains(out, "src/file5.go") {
 					t.Fatalf("src/file5.go missing from the snapshot:\n%s", out)
+				}
+				// It wrote a pack.
+				if packs, _ := filepath.Glob(filepath.Join(dir, ".ctx", "objects", "pack", "*.idx")); len(packs) == 0 {
+					t.Fatalf("add code of six files with CTX_PACK_ABOVE=3 wrote no pack")
 				}
 			})},
 		{name: "add command", stdin: "src/file1.go:4:1: X1 is unused\n", args: []string{"add", "command", "--stdin", "--name", "lint", "--exit-code", "1"},

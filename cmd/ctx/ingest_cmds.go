@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,11 @@ func ingest(app *App, w *repo.Writer, opts repo.IngestOptions, f *ingestFlags) e
 	}
 	opts.Wd, opts.Force, opts.AllowSecrets, opts.KeepLow, opts.Reparse = wd, f.Force, f.AllowSecrets, f.KeepLowConfidence, f.Reparse
 	opts.Message, opts.Author = f.Message, f.Author
+	// CTX_PACK_ABOVE lowers the pack threshold for the crash tests.
+	// Undocumented on purpose.
+	if n, err := strconv.Atoi(app.Getenv("CTX_PACK_ABOVE")); err == nil {
+		opts.PackAbove = n
+	}
 	bar := newProgress(app.Stderr, !f.Quiet && !app.Globals.JSON)
 	opts.Progress = bar.update
 	res, err := w.Ingest(app.Ctx, opts)
