@@ -14,6 +14,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/fault"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
+	"github.com/ctx-dev/ctx/staging"
 )
 
 // DefaultKeepDays is how old an unreachable loose object must be before
@@ -33,6 +34,9 @@ type Options struct {
 	Pack bool
 	// Now is the time ages are measured from.
 	Now time.Time
+	// DropAborted removes the journals of aborted staging sessions first
+	// (--aggressive), so that their objects become unreachable.
+	DropAborted bool
 }
 
 // Report is what a collection found and did.
@@ -45,6 +49,9 @@ type Report struct {
 	Packed    *object.PackResult `json:"packed,omitempty"`
 	DryRun    bool               `json:"dry_run"`
 	Roots     int                `json:"roots"`
+	// Dropped are the aborted sessions whose journals were removed (with
+	// DryRun: would be).
+	Dropped []string `json:"dropped_sessions"`
 }
 
 // Run collects the store's garbage under w's lock: it marks every object
@@ -74,9 +81,36 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep.Scanned = len(all)
+	rep.Dropped = []string{}
+	if opts.DropAborted {
+		_, aborted, err := w.SessionRoots()
+		if err != nil {
+			return nil, fmt.Errorf("gc: %w; nothing was removed", err)
+		}
+		for _, id := range aborted {
+			if !opts.DryRun {
+				if err := w.DropSession(id); err != nil {
+					return nil, err
+				}
+			}
+			rep.Dropped = append(rep.Dropped, id)
+		}
+	}
 	roots, err := Roots(w.Repo)
 	if err != nil {
 		return nil, err
+	}
+	if opts.DryRun && len(rep.Dropped) > 0 {
+		// The dropped sessions' states are not roots.
+		keep := roots[:0]
+		for _, id := range roots {
+			var st staging.State
+			if object.GetTyped(w.Objects, id, &st) == nil && slices.Contains(rep.Dropped, st.SessionID) {
+				continue
+			}
+			keep = append(keep, id)
+		}
+		roots = keep
 	}
 	rep.Roots = len(roots)
 	marked, err := Mark(ctx, w.Repo, roots)
@@ -170,6 +204,7 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 		}
 	}
 	var loose []object.ID // reachable from the roots and loose
+	var doomed []looseFile
 	for _, f := range files {
 		switch {
 		case reachable[f.id]:
@@ -177,16 +212,22 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 		case marked[f.id] || !f.old:
 			// kept: a narrative blob, or reached from a young object
 		default:
-			rep.Deleted++
-			rep.Reclaimed += f.size
-			if opts.DryRun {
-				continue
-			}
-			if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, fmt.Errorf("gc: %w", err)
-			}
-			fault.Hit("gc.removed")
+			doomed = append(doomed, f)
 		}
+	}
+	// Remove referrers before what they name, so that a crash midway
+	// never leaves an object whose link dangles (verify stays clean).
+	doomed = referrersFirst(w.Repo, doomed, func(f looseFile) object.ID { return f.id })
+	for _, f := range doomed {
+		rep.Deleted++
+		rep.Reclaimed += f.size
+		if opts.DryRun {
+			continue
+		}
+		if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("gc: %w", err)
+		}
+		fault.Hit("gc.removed")
 	}
 	if opts.Pack {
 		if opts.DryRun {
@@ -207,14 +248,65 @@ func Run(ctx context.Context, w *repo.Writer, opts Options) (*Report, error) {
 	return rep, nil
 }
 
+// referrersFirst orders objects so that each comes before every object of
+// the list it links to (content addressing rules out cycles). An object
+// that does not decode keeps its place: it names nothing gc can see.
+func referrersFirst[T any](r *repo.Repo, items []T, idOf func(T) object.ID) []T {
+	index := make(map[object.ID]int, len(items))
+	for i, it := range items {
+		index[idOf(it)] = i
+	}
+	links := make([][]int, len(items))
+	indeg := make([]int, len(items))
+	for i, it := range items {
+		kind, payload, err := r.Objects.Get(idOf(it))
+		if err != nil || kind != object.KindTyped {
+			continue
+		}
+		v, err := r.Types.DecodeLax(payload)
+		if err != nil {
+			continue
+		}
+		for _, l := range v.Links() {
+			if j, ok := index[l.ID]; ok && j != i && !slices.Contains(links[i], j) {
+				links[i] = append(links[i], j)
+				indeg[j]++
+			}
+		}
+	}
+	out := make([]T, 0, len(items))
+	var queue []int
+	for i := range items {
+		if indeg[i] == 0 {
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		out = append(out, items[i])
+		for _, j := range links[i] {
+			if indeg[j]--; indeg[j] == 0 {
+				queue = append(queue, j)
+			}
+		}
+	}
+	return out
+}
+
 // Roots returns the objects gc starts from: every head of every ref,
-// STAGE included when it is set.
+// STAGE included when it is set, and every state the staging sessions'
+// journals name. A damaged session is an error: gc cannot tell what it
+// still needs.
 func Roots(r *repo.Repo) ([]object.ID, error) {
 	refs, err := r.Refs.List()
 	if err != nil {
 		return nil, err
 	}
-	var roots []object.ID
+	roots, _, err := r.SessionRoots()
+	if err != nil {
+		return nil, fmt.Errorf("gc: %w; nothing was removed", err)
+	}
 	for _, ref := range refs {
 		roots = append(roots, ref.Heads...)
 	}

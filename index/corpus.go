@@ -61,11 +61,7 @@ const maxChunkBytes = 16 << 10
 // Collect gathers the documents of the store as it stands: the code
 // documents of CollectCode, then the narrative's of CollectNarrative.
 func Collect(ctx context.Context, r *repo.Repo) ([]Doc, error) {
-	target, err := r.Refs.Target()
-	if err != nil {
-		return nil, err
-	}
-	heads, err := r.Heads(target)
+	_, heads, err := r.WorkingHeads()
 	if err != nil {
 		return nil, err
 	}

@@ -44,15 +44,11 @@ type FileStat struct {
 
 // CurrentManifest reads the manifest of the store as it stands.
 func CurrentManifest(r *repo.Repo) (*Manifest, error) {
-	target, err := r.Refs.Target()
+	name, heads, err := r.WorkingHeads()
 	if err != nil {
 		return nil, err
 	}
-	heads, err := r.Heads(target)
-	if err != nil {
-		return nil, err
-	}
-	m := &Manifest{Tokenizer: text.Version, Ref: target.String(), Heads: slices.Clone(heads)}
+	m := &Manifest{Tokenizer: text.Version, Ref: name, Heads: slices.Clone(heads)}
 	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
 	root := r.Narrative().Root
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -274,6 +274,16 @@ func checkNoMarkers(content string) error {
 
 func (s *Space) now() time.Time { return s.Clock.Now().UTC().Truncate(time.Second) }
 
+// Journal appends "- HH:MM text" to today's log of the main stream:
+// text must be one line, unique among the log's lines (a session's
+// summary names the session).
+func (s *Space) Journal(text string) error {
+	if strings.ContainsAny(text, "\r\n") || strings.TrimSpace(text) == "" {
+		return fmt.Errorf("%w: a journal line must be one non-empty line", ErrInvalidContent)
+	}
+	return s.journal("", s.now(), text)
+}
+
 // journal appends "- HH:MM text" to today's log of the stream in base,
 // base/log/YYYY-MM-DD.md (UTC days, so that teammates in different time
 // zones share day files).

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/fault"
@@ -32,7 +33,8 @@ type Batch struct {
 	order   map[ID]int           // when each object's write finished: Commit installs in this order
 	err     error                // first write error; Commit returns it
 	done    bool
-	pack    *packBatch // with NewPackBatch: where small objects go
+	pack    *packBatch   // with NewPackBatch: where small objects go
+	blobs   atomic.Int64 // bytes of the new blobs' contents
 }
 
 // NewBatch starts a batch of writes.
@@ -108,6 +110,9 @@ func (b *Batch) Put(kind Kind, payload []byte) (ID, error) {
 		b.settle(id, "", err)
 		return id, err
 	}
+	if kind == KindBlob {
+		b.blobs.Add(int64(len(payload)))
+	}
 	stored := b.s.enc.compress(kind, payload)
 	if b.pack != nil && len(stored) <= MaxPackedObject {
 		err := b.pack.add(id, stored)
@@ -136,9 +141,16 @@ func (b *Batch) PutReader(kind Kind, r io.Reader, size int64) (ID, error) {
 		}
 		return id, rerr
 	}
+	if kind == KindBlob {
+		b.blobs.Add(size)
+	}
 	b.settle(id, tmp, nil)
 	return id, nil
 }
+
+// NewBlobBytes returns the bytes of content of the blobs the batch adds:
+// blobs the store held already are not counted.
+func (b *Batch) NewBlobBytes() int64 { return b.blobs.Load() }
 
 // Has reports whether the object is in the batch or the store.
 func (b *Batch) Has(id ID) (bool, error) {

@@ -124,12 +124,12 @@ func (w *Writer) AddBuild(ctx context.Context, opts BuildOptions) (*BuildResult,
 		return nil, fmt.Errorf("%w: ecosystem %q (want go or cargo)", ErrInvalidArgument, opts.Ecosystem)
 	}
 	res.Edges = len(edges)
-	t, err := w.currentTip(ctx)
+	t, err := w.currentTip(ctx, object.StepFileRead)
 	if err != nil {
 		return nil, err
 	}
 	base, head := t.commit, t.head
-	res.Ref = t.ref.String()
+	res.Ref = t.label
 	b := w.Objects.NewBatch()
 	defer b.Abort()
 	sid, err := object.PutTyped(b, snap)

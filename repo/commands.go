@@ -139,12 +139,12 @@ func (w *Writer) RecordCommand(ctx context.Context, opts CommandOptions) (*Comma
 	if opts.Started.IsZero() {
 		run.StartedAt = w.Clock.Now().Unix()
 	}
-	t, err := w.currentTip(ctx)
+	t, err := w.currentTip(ctx, object.StepCommandRun)
 	if err != nil {
 		return nil, err
 	}
 	base, head := t.commit, t.head
-	res.Ref = t.ref.String()
+	res.Ref = t.label
 	b := w.Objects.NewBatch()
 	defer b.Abort()
 	if len(kept) > 0 {

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -25,6 +26,7 @@ type Config struct {
 	Ingestion IngestionConfig `toml:"ingestion"`
 	Retrieval RetrievalConfig `toml:"retrieval"`
 	LLM       LLMConfig       `toml:"llm"`
+	Stage     StageConfig     `toml:"stage"`
 }
 
 // RepoConfig is the [repo] table.
@@ -67,6 +69,37 @@ type LLMConfig struct {
 	MaxResponseTokens int    `toml:"max_response_tokens"`
 }
 
+// StageConfig is the [stage] table: staging sessions' budgets and the
+// triggers that compact them (design §15.2; the manual trigger is
+// `ctx stage compact`).
+type StageConfig struct {
+	// MaxEdgesPerStep bounds the edges one step of a session asserts.
+	MaxEdgesPerStep int `toml:"max_edges_per_step"`
+	// CompactAtTokens compacts a session, which then goes on, once what
+	// it staged since its last compaction is estimated at this many
+	// tokens; 0 never.
+	CompactAtTokens int64 `toml:"compact_at_tokens"`
+	// CompactAfter compacts a session, which then goes on, at its first
+	// step this long after its start or last compaction (a Go duration,
+	// "4h"); "0" never.
+	CompactAfter string `toml:"compact_after"`
+	// CompactOnTaskDone compacts and ends a session when the task it
+	// works on is done (tagged done, status done, superseded or deleted).
+	CompactOnTaskDone bool `toml:"compact_on_task_done"`
+	// CompactOnSwitch compacts and ends the current session when
+	// `ctx stage start` starts another one in its place.
+	CompactOnSwitch bool `toml:"compact_on_switch"`
+}
+
+// After returns CompactAfter as a duration; 0 means never.
+func (s StageConfig) After() time.Duration {
+	d, err := time.ParseDuration(s.CompactAfter)
+	if err != nil || d < 0 {
+		return 0
+	}
+	return d
+}
+
 // DefaultConfig returns the defaults of design appendix A.3.
 func DefaultConfig(repoID string) Config {
 	return Config{
@@ -81,6 +114,7 @@ func DefaultConfig(repoID string) Config {
 		},
 		Retrieval: RetrievalConfig{DefaultBudget: 16000, DefaultDepth: 2, IncludeNarrative: true},
 		LLM:       LLMConfig{ServerURL: "http://127.0.0.1:8080", Model: "default", MaxResponseTokens: 2048},
+		Stage:     StageConfig{MaxEdgesPerStep: 10000, CompactAtTokens: 200000, CompactAfter: "4h", CompactOnTaskDone: true, CompactOnSwitch: true},
 	}
 }
 
@@ -107,6 +141,11 @@ func (c *Config) Validate() error {
 	u, err := url.Parse(c.LLM.ServerURL)
 	check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "", "llm.server_url %q is not an http(s) URL with a host", c.LLM.ServerURL)
 	check(c.LLM.MaxResponseTokens > 0, "llm.max_response_tokens must be positive")
+	check(c.Stage.MaxEdgesPerStep > 0, "stage.max_edges_per_step must be positive")
+	check(c.Stage.CompactAtTokens >= 0, "stage.compact_at_tokens must be 0 (never) or positive")
+	if d, err := time.ParseDuration(c.Stage.CompactAfter); err != nil || d < 0 {
+		check(false, "stage.compact_after %q is not a duration such as \"4h\" or \"0\" (never)", c.Stage.CompactAfter)
+	}
 	if len(bad) > 0 {
 		return fmt.Errorf("%w: %s", ErrConfig, strings.Join(bad, "; "))
 	}
@@ -201,9 +240,24 @@ server_url = %s
 model = %s
 # Response token limit.
 max_response_tokens = %d
+
+[stage]
+# Staging sessions (ctx stage). Edges one step may assert.
+max_edges_per_step = %d
+# Compact a session (which goes on) once it staged about this many
+# tokens; 0 never.
+compact_at_tokens = %d
+# Compact a session (which goes on) at its first step this long after its
+# start or last compaction; "0" never.
+compact_after = %s
+# Compact and end a session when its task is done.
+compact_on_task_done = %t
+# Compact and end the current session when ctx stage start replaces it.
+compact_on_switch = %t
 `, q(c.Repo.ID), q(c.Repo.CtxVersion), c.Storage.CompressionLevel,
 		strings.Join(globs, "\n"), c.Ingestion.MaxFilesPerStep, c.Ingestion.MaxBytesPerStep, c.Ingestion.MaxFileBytes, c.Ingestion.MaxLogLines,
 		c.Retrieval.DefaultBudget, c.Retrieval.DefaultDepth, c.Retrieval.IncludeNarrative,
-		q(c.LLM.ServerURL), q(c.LLM.Model), c.LLM.MaxResponseTokens)
+		q(c.LLM.ServerURL), q(c.LLM.Model), c.LLM.MaxResponseTokens,
+		c.Stage.MaxEdgesPerStep, c.Stage.CompactAtTokens, q(c.Stage.CompactAfter), c.Stage.CompactOnTaskDone, c.Stage.CompactOnSwitch)
 	return []byte(b.String())
 }

@@ -176,11 +176,8 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 	heads := opts.At
 	working := len(heads) == 0
 	if working {
-		target, err := r.Refs.Target()
-		if err != nil {
-			return nil, err
-		}
-		if heads, err = r.Heads(target); err != nil {
+		var err error
+		if _, heads, err = r.WorkingHeads(); err != nil {
 			return nil, err
 		}
 	}

@@ -78,7 +78,12 @@ func (r *Repo) ReadCommit(id object.ID) (*object.Commit, error) {
 // ancestors of another of its heads, sorted by ID. A ref left with a stale
 // head by a crash between writing the new head and removing the old one
 // thus still reads as one head.
+//
+// STAGE reads as the selected staging session's head step.
 func (r *Repo) Heads(n refs.Name) ([]object.ID, error) {
+	if n == refs.STAGE {
+		return r.sessionHead()
+	}
 	raw, err := r.Refs.Heads(n)
 	if err != nil || len(raw) == 1 {
 		return raw, err

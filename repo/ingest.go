@@ -140,12 +140,12 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 	if err != nil {
 		return nil, err
 	}
-	t, err := w.currentTip(ctx)
+	t, err := w.currentTip(ctx, object.StepFileWrite)
 	if err != nil {
 		return nil, err
 	}
 	base, head := t.commit, t.head
-	res.Reconciled, res.Ref, res.Previous = t.reconciled, t.ref.String(), head
+	res.Reconciled, res.Ref, res.Previous = t.reconciled, t.label, head
 
 	// What the snapshot has, and what the disk has, under the scopes. The
 	// listings of the trees, the stat cache and the walk of the disk are
@@ -230,10 +230,15 @@ func (w *Writer) Ingest(ctx context.Context, opts IngestOptions) (*IngestResult,
 		}
 	}
 	if opts.Budget && !opts.Force {
+		where := "config.toml [ingestion] max_files_per_step, max_bytes_per_step"
 		cfg := w.Config.Ingestion
-		if n := res.Added + res.Modified; n > cfg.MaxFilesPerStep || newBytes > cfg.MaxBytesPerStep {
-			return nil, fmt.Errorf("%w: this step stores %d file(s), %s, over the budget of %d file(s), %s per step (config.toml [ingestion] max_files_per_step, max_bytes_per_step); pass --force to store them anyway, or ingest the whole project with ctx add code",
-				ErrBudgetExceeded, n, humanBytes(newBytes), cfg.MaxFilesPerStep, humanBytes(cfg.MaxBytesPerStep))
+		if t.sess != nil {
+			where = "the budgets of session " + t.sess.ID + ", from config.toml [ingestion] when it started"
+			cfg.MaxFilesPerStep, cfg.MaxBytesPerStep = t.sess.State.Budgets.MaxFilesPerStep, t.sess.State.Budgets.MaxBytesPerStep
+		}
+		if n := res.Added + res.Modified; cfg.MaxFilesPerStep > 0 && n > cfg.MaxFilesPerStep || cfg.MaxBytesPerStep > 0 && newBytes > cfg.MaxBytesPerStep {
+			return nil, fmt.Errorf("%w: this step stores %d file(s), %s, over the budget of %d file(s), %s per step (%s); pass --force to store them anyway, or ingest the whole project with ctx add code",
+				ErrBudgetExceeded, n, humanBytes(newBytes), cfg.MaxFilesPerStep, humanBytes(cfg.MaxBytesPerStep), where)
 		}
 	}
 

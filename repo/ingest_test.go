@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -186,10 +185,6 @@ func checkUnchanged(t testing.TB, r *Repo, before map[string][32]byte) {
 			t.Errorf("store lost %s", p)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 func skippedPaths(s []Skipped) []string {

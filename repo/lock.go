@@ -12,6 +12,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
+	"github.com/ctx-dev/ctx/staging"
 )
 
 // DefaultLockTimeout is how long ctx's commands wait for another writer
@@ -32,6 +33,9 @@ type LockOptions struct {
 type Writer struct {
 	*Repo
 	lock *lockfile.Lock
+	// Notices are things the commands run through the Writer did besides
+	// what was asked (an automatic compaction), for the user to hear of.
+	Notices []string
 }
 
 // Lock takes the store's writer lock (.ctx/LOCK). If another process holds
@@ -65,6 +69,16 @@ func (w *Writer) UpdateRef(n refs.Name, id object.ID, exp refs.Expect) error {
 	}
 	if !ok {
 		return &object.Error{Op: "update-ref " + n.String(), ID: id, Path: object.RelPath(id), Err: object.ErrNotFound}
+	}
+	if n == refs.STAGE {
+		// STAGE names a session by one of its work commits.
+		wc := new(object.WorkCommit)
+		if err := object.GetTyped(w.Objects, id, wc); err != nil {
+			return fmt.Errorf("%w: STAGE names a staging session by one of its work commits; %s is not one (%v)", ErrInvalidArgument, id.Short(), err)
+		}
+		if _, err := staging.ReadJournal(w.Root, wc.SessionID); err != nil {
+			return fmt.Errorf("%w: %s is a step of session %s, which has no journal (ctx stage list)", ErrNoSession, id.Short(), wc.SessionID)
+		}
 	}
 	// Another process may have renamed the object into place in a batch
 	// that has not synced yet: make its entry durable before a ref names

@@ -141,10 +141,18 @@ func TestWriterUpdateRef(t *testing.T) {
 	}
 	checkRawHeads(t, h.r, "feature/x", h.tip, other)
 
-	if err := w.UpdateRef(refs.STAGE, h.c1, refs.Absent()); err != nil {
+	// STAGE names a session by a work commit: a commit is refused.
+	if err := w.UpdateRef(refs.STAGE, h.c1, refs.Absent()); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("UpdateRef(STAGE, a commit): %v, want ErrInvalidArgument", err)
+	}
+	started, err := w.StartSession(t.Context(), StartOptions{Task: "t", ID: "s1", Detach: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	checkRawHeads(t, h.r, refs.STAGE, h.c1)
+	if err := w.UpdateRef(refs.STAGE, started.Step, refs.Absent()); err != nil {
+		t.Fatal(err)
+	}
+	checkRawHeads(t, h.r, refs.STAGE, started.Step)
 
 	if err := w.DeleteRef("feature/x", refs.Among(h.c1)); !errors.Is(err, refs.ErrChanged) {
 		t.Errorf("DeleteRef with a wrong old value: %v, want refs.ErrChanged", err)

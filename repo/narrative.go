@@ -141,6 +141,9 @@ type CommitOptions struct {
 	EdgeBatches []*graph.EdgeBatch
 	// Blobs are stored with the commit: texts the batches' evidence names.
 	Blobs [][]byte
+	// Step is the kind of step the commit is in a staging session:
+	// object.StepNote when empty.
+	Step object.StepKind
 }
 
 // Validate checks the options.
@@ -169,12 +172,33 @@ func (w *Writer) Commit(ctx context.Context, opts CommitOptions) (*CommitResult,
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
-	t, err := w.currentTip(ctx)
+	kind := opts.Step
+	if kind == "" {
+		kind = object.StepNote
+	}
+	t, err := w.currentTip(ctx, kind)
 	if err != nil {
 		return nil, err
 	}
+	return w.commitAt(ctx, t, opts)
+}
+
+// commitMain is Commit on the main tip, whatever session is active.
+func (w *Writer) commitMain(ctx context.Context, opts CommitOptions) (*CommitResult, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	t, err := w.mainTip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return w.commitAt(ctx, t, opts)
+}
+
+func (w *Writer) commitAt(ctx context.Context, t *tip, opts CommitOptions) (*CommitResult, error) {
+	var err error
 	head, prev := t.head, t.commit
-	res := &CommitResult{Ref: t.ref.String(), Reconciled: t.reconciled, Previous: head, Changes: []Change{}}
+	res := &CommitResult{Ref: t.label, Reconciled: t.reconciled, Previous: head, Changes: []Change{}}
 	b := w.Objects.NewBatch()
 	defer b.Abort() // a no-op after Commit
 	if !opts.NoNarrative {

@@ -14,6 +14,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
+	"github.com/ctx-dev/ctx/staging"
 )
 
 // DirName is the name of the store directory inside a project.
@@ -35,12 +36,17 @@ type Repo struct {
 	Types *object.Registry
 	// Clock tells the time for new commits.
 	Clock clock.Clock
+	// Session selects the staging session this process works in; empty
+	// means the one STAGE names, if any (see ActiveSession).
+	Session string
 }
 
 // Options configure Open and Init.
 type Options struct {
 	// Clock is the time source; nil means the wall clock.
 	Clock clock.Clock
+	// Session is Repo.Session (--session, CTX_SESSION).
+	Session string
 }
 
 // Registry returns a registry of every typed object type ctx defines.
@@ -50,6 +56,7 @@ func Registry() (*object.Registry, error) {
 	types = append(types, build.Types()...)
 	types = append(types, diag.Types()...)
 	types = append(types, func() object.Typed { return new(DiagnosticsSnapshot) })
+	types = append(types, staging.Types()...)
 	return object.NewRegistry(types...)
 }
 
@@ -113,7 +120,7 @@ func Open(root string, opts Options) (*Repo, error) {
 		clk = clock.Real{}
 	}
 	rs := refs.NewStore(root)
-	return &Repo{Root: root, Config: cfg, Objects: objs, Refs: rs, refStore: rs, Types: types, Clock: clk}, nil
+	return &Repo{Root: root, Config: cfg, Objects: objs, Refs: rs, refStore: rs, Types: types, Clock: clk, Session: opts.Session}, nil
 }
 
 // Rel returns path relative to the .ctx directory, for messages.

@@ -39,9 +39,6 @@ func lookupPath(t *testing.T, r *Repo, commit object.ID, path string) object.ID 
 func TestResolve(t *testing.T) {
 	h := newHistory(t)
 	r := h.r
-	if err := r.refStore.Update(refs.STAGE, h.c1, refs.Absent()); err != nil {
-		t.Fatal(err)
-	}
 	if err := r.refStore.Update("feature/x", h.side, refs.Absent()); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +59,6 @@ func TestResolve(t *testing.T) {
 		{"main", h.tip},
 		{"refs/main", h.tip},
 		{"HEAD", h.tip},
-		{"STAGE", h.c1},
 		{"feature/x", h.side},
 		{"refs/feature/x", h.side},
 		{"stale", h.c2},
@@ -93,7 +89,6 @@ func TestResolve(t *testing.T) {
 		{"main^^^^", h.root},
 		{"main~2^", h.c1},
 		{"HEAD~1^2", h.side},
-		{"STAGE^", h.root},
 		{h.m.String()[:10] + "^2", h.side},
 		{"main:", treeOfTip},
 		{"main:/", treeOfTip},

@@ -2,7 +2,9 @@ package repo
 
 import (
 	"context"
+	"errors"
 	"sort"
+	"strings"
 
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
@@ -10,16 +12,20 @@ import (
 
 // Status is the state of a store at a glance: `ctx status`.
 type Status struct {
-	Root        string              `json:"root"`
-	Objects     int                 `json:"objects"`
-	ObjectBytes int64               `json:"object_bytes"`
-	Ref         string              `json:"ref"`   // the ref HEAD names
-	Heads       []object.ID         `json:"heads"` // its effective heads; several after a git merge
-	Message     string              `json:"message,omitempty"`
-	Stage       *object.ID          `json:"stage,omitempty"`
-	Nodes       NodeStats           `json:"nodes"`
-	Changes     []Change            `json:"uncommitted"`
-	Problems    []narrative.Problem `json:"problems"`
+	Root        string      `json:"root"`
+	Objects     int         `json:"objects"`
+	ObjectBytes int64       `json:"object_bytes"`
+	Ref         string      `json:"ref"`   // the ref HEAD names
+	Heads       []object.ID `json:"heads"` // its effective heads; several after a git merge
+	Message     string      `json:"message,omitempty"`
+	// Session is the active staging session, Stage its head step; the
+	// ref and heads above are then the session's ("session/<id>").
+	Session        string              `json:"session,omitempty"`
+	Stage          *object.ID          `json:"stage,omitempty"`
+	SessionProblem string              `json:"session_problem,omitempty"` // a damaged session: run ctx stage recover
+	Nodes          NodeStats           `json:"nodes"`
+	Changes        []Change            `json:"uncommitted"`
+	Problems       []narrative.Problem `json:"problems"`
 }
 
 // NodeStats counts nodes.
@@ -49,12 +55,18 @@ func (r *Repo) Status(ctx context.Context) (*Status, error) {
 	if st.Objects, st.ObjectBytes, err = r.Objects.Usage(ctx); err != nil {
 		return nil, err
 	}
-	target, err := r.Refs.Target()
-	if err != nil {
-		return nil, err
+	st.Ref, st.Heads, err = r.WorkingHeads()
+	if errors.Is(err, ErrSessionDamaged) || errors.Is(err, ErrSessionState) {
+		// Status must work to say what is wrong: show main.
+		st.SessionProblem = strings.TrimPrefix(err.Error(), "repo: ")
+		target, terr := r.Refs.Target()
+		if terr != nil {
+			return nil, terr
+		}
+		st.Ref = target.String()
+		st.Heads, err = r.Heads(target)
 	}
-	st.Ref = target.String()
-	if st.Heads, err = r.Heads(target); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	if len(st.Heads) == 1 {
@@ -70,8 +82,9 @@ func (r *Repo) Status(ctx context.Context) (*Status, error) {
 	if st.Changes == nil {
 		st.Changes = []Change{}
 	}
-	if stage, err := r.Refs.Heads("STAGE"); err == nil && len(stage) == 1 {
-		st.Stage = &stage[0]
+	if sess, err := r.ActiveSession(); err == nil && sess != nil {
+		head := sess.State.Head
+		st.Session, st.Stage = sess.ID, &head
 	}
 	cat, err := r.Narrative().Load()
 	if err != nil {

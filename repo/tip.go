@@ -10,17 +10,39 @@ import (
 
 // tip is where a writing operation adds its commit: the ref HEAD names,
 // reconciled to one head, and that head's commit.
+//
+// With an active staging session the tip is the session's: the commit its
+// steps have built, and install records a step of kind kind instead of
+// moving a ref.
 type tip struct {
 	ref        refs.Name
+	label      string // what results call the tip: "refs/main", "session/<id>"
 	head       object.ID
 	commit     *object.Commit
 	reconciled []Reconciled
+
+	sess *Session
+	kind object.StepKind
+	ctx  context.Context // for what a step triggers (an automatic compaction)
 }
 
-// currentTip reconciles the heads git merges left on the refs and returns
+// currentTip returns where a write of the given step kind goes: the active
+// session's tip, or else the main tip (see mainTip).
+func (w *Writer) currentTip(ctx context.Context, kind object.StepKind) (*tip, error) {
+	s, err := w.ActiveSession()
+	if err != nil {
+		return nil, err
+	}
+	if s != nil {
+		return w.sessionTip(ctx, s, kind)
+	}
+	return w.mainTip(ctx)
+}
+
+// mainTip reconciles the heads git merges left on the refs and returns
 // the tip of the ref HEAD names. A ref that cannot be reconciled is
 // ErrDiverged: a commit must have one parent to extend.
-func (w *Writer) currentTip(ctx context.Context) (*tip, error) {
+func (w *Writer) mainTip(ctx context.Context) (*tip, error) {
 	recs, err := w.Reconcile(ctx)
 	if err != nil {
 		return nil, err
@@ -42,7 +64,7 @@ func (w *Writer) currentTip(ctx context.Context) (*tip, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &tip{ref: target, head: head, commit: c, reconciled: recs}, nil
+	return &tip{ref: target, label: target.String(), head: head, commit: c, reconciled: recs}, nil
 }
 
 // child returns a commit on the tip that keeps its root tree and its
@@ -71,6 +93,9 @@ func (w *Writer) advance(b *object.Batch, t *tip, c *object.Commit) (object.ID, 
 // install makes the batch, which holds commit id, durable and moves the
 // tip's ref to id, if it still holds the tip's head.
 func (w *Writer) install(b *object.Batch, t *tip, id object.ID) error {
+	if t.sess != nil {
+		return w.recordStep(b, t, id)
+	}
 	if err := b.Commit(); err != nil {
 		return err
 	}

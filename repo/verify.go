@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
+	"github.com/ctx-dev/ctx/staging"
 )
 
 // Problem is one thing Verify found wrong. Err wraps the sentinel that
@@ -252,6 +254,49 @@ func (r *Repo) verifyRefs(rep *Report, infos map[object.ID]object.Info) {
 		if _, err := r.Refs.Heads(target); err != nil {
 			rep.Problems = append(rep.Problems, Problem{Path: "HEAD", Err: fmt.Errorf("HEAD names %s: %w", target, err)})
 		}
+	}
+	r.verifySessions(rep, infos)
+}
+
+// verifySessions checks every staging session's newest state and the
+// steps since its base, and that STAGE names a session that exists. A
+// torn last journal line is a warning: it is a step never reported
+// written, which the next step or ctx stage recover cuts off.
+func (r *Repo) verifySessions(rep *Report, infos map[object.ID]object.Info) {
+	ids, err := staging.List(r.Root)
+	if err != nil {
+		rep.Problems = append(rep.Problems, Problem{Path: staging.DirName, Err: err})
+		return
+	}
+	for _, id := range ids {
+		path := staging.DirName + "/" + id
+		s, err := r.OpenSession(id)
+		if err == nil {
+			_, err = r.SessionSteps(s)
+		}
+		if err != nil {
+			rep.Problems = append(rep.Problems, Problem{Path: path, Err: fmt.Errorf("%w: %w (ctx stage recover)", ErrSessionDamaged, err)})
+			continue
+		}
+		if s.State.Mode == staging.ModeCompacting {
+			// Every object is in place: the store is consistent, and
+			// recover decides from main which way the compaction goes.
+			rep.Warnings = append(rep.Warnings, path+": a compaction was interrupted; ctx stage recover finishes or undoes it (commands refuse the session until then)")
+		}
+		if j, err := staging.ReadJournal(r.Root, id); err == nil && (j.Torn || j.Damaged > 0) {
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("%s: %d damaged line(s), torn tail %t: the session reads at its newest whole state; ctx stage recover cleans the journal", path, j.Damaged, j.Torn))
+		}
+	}
+	if id, err := r.StageSession(); err != nil {
+		// A missing or damaged object, or a bad STAGE file, is reported
+		// as a bad ref above.
+		if heads, herr := r.Refs.Heads(refs.STAGE); herr == nil {
+			if _, intact := infos[heads[0]]; intact {
+				rep.Problems = append(rep.Problems, Problem{Path: "STAGE", Err: err})
+			}
+		}
+	} else if id != "" && !slices.Contains(ids, id) {
+		rep.Problems = append(rep.Problems, Problem{Path: "STAGE", Err: fmt.Errorf("%w: STAGE names session %s, which has no journal (ctx stage recover clears it)", ErrSessionDamaged, id)})
 	}
 }
 

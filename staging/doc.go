@@ -1,7 +1,11 @@
-// Package staging will manage staging sessions: chains of
-// object.WorkCommit steps on a session pointer, their compaction into one
-// canonical commit, and recovery after a crash (design §11, §15).
+// Package staging holds what a staging session is made of on disk: its
+// state object (State, stored as "session_state"), the journal that names
+// the session's successive states (.ctx/sessions/<id>, one object ID per
+// line, append-only), session identifiers, and the one-line summaries a
+// compaction writes into the daily log (design §11, §15; docs/FORMAT.md
+// §4.14 and §6.5).
 //
-// The package is reserved by the layout of docs/ARCHITECTURE.md; it has no
-// code yet.
+// The steps themselves (object.WorkCommit), routing commands into a
+// session, compaction, abort and recovery are the repo package's: they
+// need the store's commits, narrative and graph.
 package staging

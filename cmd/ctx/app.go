@@ -34,6 +34,7 @@ type Globals struct {
 	Dir         string        `name:"dir" env:"CTX_DIR" placeholder:"PATH" help:"Use the store of PATH (a project directory or its .ctx directory) instead of searching upward from the working directory."`
 	JSON        bool          `name:"json" help:"Print machine-readable JSON on stdout, and errors as JSON on stderr."`
 	LockTimeout time.Duration `name:"lock-timeout" env:"CTX_LOCK_TIMEOUT" default:"10s" placeholder:"DURATION" help:"How long a writer waits for another writer's lock before failing with E006."`
+	Session     string        `name:"session" env:"CTX_SESSION" placeholder:"ID" help:"Work in this staging session instead of the one STAGE names (ctx stage list)."`
 }
 
 // CLI is the command tree: one field per top-level command, under the
@@ -71,6 +72,7 @@ type CLI struct {
 	Rebuild   RebuildCmd   `cmd:"" group:"porcelain" help:"Rebuild the index (.ctx/index/, never tracked; reading commands keep it fresh on their own)."`
 	Run       RunCmd       `cmd:"" group:"porcelain" help:"Run a command (ctx run -- CMD ARGS...), pass its output through, record its diagnostics, exit with its status."`
 	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`
+	Stage     StageCmd     `cmd:"" group:"porcelain" help:"Staging sessions: start, status, list, flush, compact, abort, recover."`
 	Demo      DemoCmd      `cmd:"" group:"porcelain" help:"Run ctx on an embedded demo project and narrate what happens."`
 	Version   VersionCmd   `cmd:"" group:"porcelain" help:"Print the version of ctx and of its formats."`
 
@@ -117,6 +119,8 @@ type App struct {
 	Clock   clock.Clock
 
 	cleanup []func()
+	// writer is the locked store of the command, if it took the lock.
+	writer *repo.Writer
 }
 
 // exitRequest unwinds a kong-initiated exit (after --help) to Main.
@@ -161,6 +165,9 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 		return app.fail(err)
 	}
 	if err := kctx.Run(); err != nil {
+		return app.fail(err)
+	}
+	if err := app.narrativeStep(commandPath(kctx)); err != nil {
 		return app.fail(err)
 	}
 	return 0
@@ -255,7 +262,7 @@ func commandArg(args []string) string {
 				return args[i+1]
 			}
 			return ""
-		case a == "--dir" || a == "--lock-timeout":
+		case a == "--dir" || a == "--lock-timeout" || a == "--session":
 			i++ // the flag's value
 		case strings.HasPrefix(a, "-"):
 		default:
@@ -337,7 +344,7 @@ func (a *App) openRepo() (*repo.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return repo.Open(root, repo.Options{Clock: a.Clock})
+	return repo.Open(root, repo.Options{Clock: a.Clock, Session: a.Globals.Session})
 }
 
 // lockRepo opens the store and takes its writer lock, released when the

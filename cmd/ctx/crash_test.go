@@ -148,6 +148,23 @@ func TestCrashAtEveryPoint(t *testing.T) {
 		{name: "view update", args: []string{"view", "update", "crash", "--budget", "456"}, check: viewBudget(t, ctx, env, 123, 456)},
 		{name: "view delete", args: []string{"view", "delete", "crash"},
 			check: viewBudget(t, ctx, env, 456, 0), finished: func(t *testing.T, dir string) bool { return crashView(t, ctx, env, dir) == 0 }},
+		// A staging session: start, a step, compaction. After a crash
+		// ctx stage recover succeeds and verify is clean; a step reported
+		// written is still there.
+		{name: "stage start", args: []string{"stage", "start", "Crash test", "--id", "crash", "--detach"},
+			check: sessionCheck(t, ctx, env, &before, "", 0),
+			finished: func(t *testing.T, dir string) bool {
+				_, err := os.Stat(filepath.Join(dir, ".ctx", "sessions", "crash"))
+				return err == nil
+			}},
+		{name: "session step", args: []string{"--session", "crash", "relate", "src/file1.go", "mentions", "src/file0.go"},
+			check: sessionCheck(t, ctx, env, &before, "", 0)},
+		{name: "stage compact", args: []string{"stage", "compact", "crash", "-m", "crash session"},
+			check: sessionCheck(t, ctx, env, &before, "crash session", 1),
+			finished: func(t *testing.T, dir string) bool {
+				_, err := os.Stat(filepath.Join(dir, ".ctx", "sessions", "crash"))
+				return err != nil
+			}},
 		// gc killed anywhere: every reachable object stays readable
 		// (verify), loose or packed; run again, it completes.
 		{name: "gc --pack --aggressive", args: []string{"gc", "--pack", "--aggressive"}, check: func(t *testing.T, dir string, done bool) {
@@ -212,6 +229,33 @@ func TestCrashAtEveryPoint(t *testing.T) {
 	if got := must(t, state, env, "", ctx, "rev-parse", "main"); got != root {
 		// init --force ran last and reset the store.
 		t.Fatalf("after init --force main = %s, want the root commit %s", got, root)
+	}
+}
+
+// sessionCheck checks a step of the staging session "crash": ctx stage
+// recover succeeds, main is still *before or (for a compaction, moves
+// 1) its child with the message want, and the session, when it still
+// exists, reads cleanly.
+func sessionCheck(t *testing.T, ctx string, env []string, before *string, want string, moves int) func(*testing.T, string, bool) {
+	return func(t *testing.T, dir string, done bool) {
+		must(t, dir, env, "", ctx, "stage", "recover")
+		got := must(t, dir, env, "", ctx, "rev-parse", "main")
+		if got != *before {
+			if moves == 0 {
+				t.Fatalf("main moved from %s to %s during a session step", *before, got)
+			}
+			if parent := must(t, dir, env, "", ctx, "rev-parse", "main~1"); parent != *before {
+				t.Fatalf("main = %s, whose parent is %s, not the old main %s", got, parent, *before)
+			}
+			if msg := must(t, dir, env, "", ctx, "log", "-n", "1"); !strings.Contains(msg, want) {
+				t.Fatalf("main's commit is not the compaction:\n%s", msg)
+			}
+		} else if done && moves > 0 {
+			t.Fatalf("the compaction did not move main")
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".ctx", "sessions", "crash")); err == nil {
+			must(t, dir, env, "", ctx, "stage", "status", "crash")
+		}
 	}
 }
 

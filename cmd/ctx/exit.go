@@ -16,6 +16,7 @@ import (
 	"github.com/ctx-dev/ctx/pack"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
+	"github.com/ctx-dev/ctx/staging"
 )
 
 // code is one row of the error-code table of docs/CLI.md.
@@ -34,6 +35,7 @@ var (
 	codeDecode          = code{"E004", "DeserializationFailed", 24, "run `ctx verify`; if the object was written by a newer ctx, upgrade ctx"}
 	codeRefNotFound     = code{"E005", "RefNotFound", 25, "list the refs with `ctx show-ref`"}
 	codeLockConflict    = code{"E006", "LockConflict", 26, "another ctx process is writing to this store: wait for it, or raise --lock-timeout"}
+	codeStaging         = code{"E008", "StagingConflict", 28, "run `ctx stage recover`; `ctx stage list` shows the sessions"}
 	codeCommitOrphan    = code{"E009", "CommitOrphan", 29, "a commit's parent is missing: `git pull` the rest of the store, or restore .ctx/objects from a backup"}
 	codeBudgetExceeded  = code{"E010", "BudgetExceeded", 30, "store less per step (name fewer paths), pass --force, raise the budget in .ctx/config.toml [ingestion], or import the whole project with `ctx add code`"}
 	codePackBudget      = code{"E010", "BudgetExceeded", 30, "raise --budget (or [retrieval] default_budget in .ctx/config.toml), or lower --reserve"}
@@ -100,6 +102,20 @@ func classify(err error) code {
 		return codeHashMismatch
 	case errors.Is(err, object.ErrInvalidEnvelope):
 		return codeInvalidEnvelope
+	case errors.Is(err, repo.ErrSessionDamaged):
+		return codeStaging
+	case errors.Is(err, repo.ErrNoSession):
+		c := codeStaging
+		c.Hint = "`ctx stage list` lists the sessions; --session and CTX_SESSION name one"
+		return c
+	case errors.Is(err, repo.ErrSessionState):
+		c := codeStaging
+		c.Hint = "`ctx stage status` shows the session; `ctx stage start \"TASK\"` starts one"
+		return c
+	case errors.Is(err, staging.ErrInvalidID):
+		c := codeInvalidArgument
+		c.Hint = "a session ID is 1-64 of a-z 0-9 . _ -, starting with a letter or digit"
+		return c
 	case errors.Is(err, repo.ErrOrphanCommit):
 		return codeCommitOrphan
 	case errors.Is(err, object.ErrDecode), errors.Is(err, repo.ErrWrongTarget), errors.Is(err, repo.ErrNotCommit):

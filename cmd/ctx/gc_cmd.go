@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/ctx-dev/ctx/gc"
 	"github.com/ctx-dev/ctx/internal/clock"
@@ -12,7 +13,7 @@ import (
 type GcCmd struct {
 	KeepDays   int  `name:"keep-days" default:"7" placeholder:"N" help:"Keep unreachable loose objects younger than N days (a teammate's push not yet referenced, an interrupted command's objects)."`
 	DryRun     bool `name:"dry-run" help:"Report what would be removed and packed; change nothing."`
-	Aggressive bool `help:"Also remove unreachable objects younger than --keep-days (the store is locked: no other ctx process is writing)."`
+	Aggressive bool `help:"Also remove unreachable objects younger than --keep-days (the store is locked: no other ctx process is writing), and drop aborted staging sessions with their objects."`
 	Pack       bool `help:"Move the reachable loose objects into a new pack file (objects/pack/, FORMAT.md §3.4)."`
 }
 
@@ -27,7 +28,7 @@ func (c *GcCmd) Validate() error {
 // Run collects the garbage under the store's lock.
 func (c *GcCmd) Run(app *App, w *repo.Writer) error {
 	// Ages are file times: the wall clock, not CTX_DATE.
-	opts := gc.Options{KeepDays: c.KeepDays, DryRun: c.DryRun, Pack: c.Pack, Now: clock.Real{}.Now()}
+	opts := gc.Options{KeepDays: c.KeepDays, DryRun: c.DryRun, Pack: c.Pack, Now: clock.Real{}.Now(), DropAborted: c.Aggressive}
 	if c.KeepDays == 0 || c.Aggressive {
 		opts.KeepDays = -1 // no age margin
 	}
@@ -41,6 +42,13 @@ func (c *GcCmd) Run(app *App, w *repo.Writer) error {
 	}
 	app.printf("%d objects (%d reachable from %d roots): %s %d unreachable loose object(s), %s; kept %d younger than %d days\n",
 		rep.Scanned, rep.Reachable, rep.Roots, verb, rep.Deleted, humanBytes(rep.Reclaimed), rep.Young, c.KeepDays)
+	if len(rep.Dropped) > 0 {
+		what := "dropped"
+		if c.DryRun {
+			what = "would drop"
+		}
+		app.printf("%s %d aborted session(s): %s\n", what, len(rep.Dropped), strings.Join(rep.Dropped, ", "))
+	}
 	if p := rep.Packed; p != nil {
 		switch {
 		case c.DryRun:

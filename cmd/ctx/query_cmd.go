@@ -190,11 +190,7 @@ func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd st
 // ref HEAD names (the first of several, after a git merge that left them
 // unreconciled); zero for a store without commits.
 func headCommit(r *repo.Repo) (object.ID, error) {
-	target, err := r.Refs.Target()
-	if err != nil {
-		return object.Zero, err
-	}
-	heads, err := r.Heads(target)
+	_, heads, err := r.WorkingHeads()
 	if err != nil {
 		if errors.Is(err, refs.ErrNotFound) {
 			return object.Zero, nil // a ref with no head yet

@@ -227,7 +227,21 @@ func (a *App) lockForCommand(name string) (*repo.Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.cleanup = append(a.cleanup, func() { _ = w.Unlock() })
+	a.writer = w
+	if _, ok := narrativeStepKind(name); ok {
+		// A narrative command in a session records a step after it ran:
+		// refuse before it writes if the session cannot take one.
+		if _, err := w.ActiveSession(); err != nil {
+			_ = w.Unlock()
+			return nil, err
+		}
+	}
+	a.cleanup = append(a.cleanup, func() {
+		for _, n := range w.Notices {
+			fmt.Fprintf(a.Stderr, "ctx: %s\n", n)
+		}
+		_ = w.Unlock()
+	})
 	return w, nil
 }
 

@@ -37,8 +37,11 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 	} else {
 		app.printf("%s: %d heads (%s) after a git merge; `ctx reconcile` or the next `ctx commit` merges them\n", st.Ref, len(heads), strings.Join(heads, ", "))
 	}
-	if st.Stage != nil {
-		app.printf("STAGE:  %s\n", st.Stage.Short())
+	if st.Session != "" {
+		app.printf("session: %s at step %s (ctx stage status)\n", st.Session, st.Stage.Short())
+	}
+	if st.SessionProblem != "" {
+		app.printf("session: %s\n", st.SessionProblem)
 	}
 	n := st.Nodes
 	app.printf("nodes:  %d active (~%d tokens), %d superseded, %d deleted; %s\n", n.Active, n.Tokens, n.Superseded, n.Deleted, plural(n.Tags, "distinct tag"))

@@ -20,6 +20,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
@@ -423,6 +424,9 @@ func Validate(storeDir string) (Report, error) {
 		return rep, err
 	}
 	if err := v.checkSTAGE(); err != nil {
+		return rep, err
+	}
+	if err := v.checkSessions(); err != nil {
 		return rep, err
 	}
 	v.checkTemps()
@@ -888,6 +892,8 @@ func parseTyped(item Value) (string, *schema, error) {
 		err = s.tree(body)
 	case "work_commit":
 		err = s.workCommit(body)
+	case "session_state":
+		err = s.sessionState(body)
 	case "edge_batch":
 		err = s.edgeBatch(body)
 	case "scc_view":
@@ -1060,6 +1066,98 @@ func (s *schema) tree(b Value) error {
 	}
 	return nil
 }
+
+// sessionState applies §4.14.
+func (s *schema) sessionState(b Value) error {
+	const w = "session_state"
+	get, err := s.body(w, b, "session_id", "task", "task_node", "base", "head", "created_at", "segment_at",
+		"updated_at", "mode", "budgets", "steps", "tokens", "reason", "target", "continue")
+	if err != nil {
+		return err
+	}
+	sid, err := reqText(get, w, "session_id")
+	if err != nil {
+		return err
+	}
+	if !sessionIDRe.MatchString(sid) {
+		return fmt.Errorf("%s.session_id %q: not 1-64 of a-z 0-9 . _ - starting with a letter or digit", w, sid)
+	}
+	if _, err := reqText(get, w, "task"); err != nil {
+		return err
+	}
+	if err := optText(get, w, "task_node"); err != nil {
+		return err
+	}
+	if err := s.reqID(get, w, "base", "commit", "E001"); err != nil {
+		return err
+	}
+	if err := s.reqID(get, w, "head", "work_commit", "E001"); err != nil {
+		return err
+	}
+	for _, k := range []string{"created_at", "segment_at", "updated_at", "steps", "tokens"} {
+		if err := reqInt(get, w, k); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"steps", "tokens"} {
+		if x, _ := get(k); x.Kind != KUint {
+			return fmt.Errorf("%s.%s: negative", w, k)
+		}
+	}
+	mode, err := reqText(get, w, "mode")
+	if err != nil {
+		return err
+	}
+	if err := oneOf(mode, w+".mode", "running", "compacting", "aborted"); err != nil {
+		return err
+	}
+	bv, err := req(get, w, "budgets")
+	if err != nil {
+		return err
+	}
+	bget, err := s.body(w+".budgets", bv, "max_files_per_step", "max_bytes_per_step", "max_edges_per_step")
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{"max_files_per_step", "max_bytes_per_step", "max_edges_per_step"} {
+		x, err := req(bget, w+".budgets", k)
+		if err != nil {
+			return err
+		}
+		if x.Kind != KUint {
+			return fmt.Errorf("%s.budgets.%s: not an unsigned integer", w, k)
+		}
+	}
+	if err := optText(get, w, "reason"); err != nil {
+		return err
+	}
+	if err := s.optID(get, w, "target", "commit"); err != nil {
+		return err
+	}
+	_, hasTarget := get("target")
+	if hasTarget != (mode == "compacting") {
+		return fmt.Errorf("%s.target: present exactly when the mode is compacting", w)
+	}
+	if c, ok := get("continue"); ok {
+		if !(c.Kind == KSimple && c.U == 21) || mode != "compacting" {
+			return fmt.Errorf("%s.continue: only true, and only when compacting", w)
+		}
+	}
+	if _, ok := get("reason"); ok && mode != "aborted" {
+		return fmt.Errorf("%s.reason: only when the mode is aborted", w)
+	}
+	return nil
+}
+
+// kindName names an object's kind or type for messages.
+func kindName(o *object) string {
+	if o.typeName != "" {
+		return o.typeName
+	}
+	return "blob"
+}
+
+var sessionIDRe = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 
 func (s *schema) workCommit(b Value) error {
 	const w = "work_commit"
@@ -1792,6 +1890,54 @@ func (v *validator) checkSTAGE() error {
 	v.rep.STAGE = id
 	if o, ok := v.objects[id]; !ok || !o.ok {
 		v.problem("E018", "STAGE", "names %s, which is missing or damaged", id)
+	} else if o.typeName != "work_commit" {
+		v.problem("E008", "STAGE", "names %s, a %s, not a work_commit", id, kindName(o))
+	}
+	return nil
+}
+
+// checkSessions applies §6.5: every regular file of sessions/ named by a
+// session ID is a journal of lines of one ID each; its newest whole line
+// names an intact session_state (E008 otherwise). A torn last line (no
+// newline) is a warning.
+func (v *validator) checkSessions() error {
+	dir := filepath.Join(v.dir, "sessions")
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		v.problem("E008", "sessions", "%v", err)
+		return nil
+	}
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !sessionIDRe.MatchString(e.Name()) {
+			continue
+		}
+		rel := "sessions/" + e.Name()
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		if len(data) > 0 && data[len(data)-1] != '\n' {
+			v.rep.Warnings = append(v.rep.Warnings, rel+": torn last line")
+			data = data[:bytes.LastIndexByte(data, '\n')+1]
+		}
+		lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		last := ""
+		for _, l := range lines {
+			if hexID.MatchString(l) {
+				last = l
+			}
+		}
+		switch o, ok := v.objects[last]; {
+		case last == "":
+			v.problem("E008", rel, "names no state")
+		case !ok || !o.ok:
+			v.problem("E008", rel, "names state %s, which is missing or damaged", last)
+		case o.typeName != "session_state":
+			v.problem("E008", rel, "names %s, a %s, not a session_state", last, o.typeName)
+		}
 	}
 	return nil
 }
@@ -1824,6 +1970,13 @@ type config struct {
 		Model             *string `toml:"model"`
 		MaxResponseTokens *int64  `toml:"max_response_tokens"`
 	} `toml:"llm"`
+	Stage struct {
+		MaxEdgesPerStep   *int64  `toml:"max_edges_per_step"`
+		CompactAtTokens   *int64  `toml:"compact_at_tokens"`
+		CompactAfter      *string `toml:"compact_after"`
+		CompactOnTaskDone *bool   `toml:"compact_on_task_done"`
+		CompactOnSwitch   *bool   `toml:"compact_on_switch"`
+	} `toml:"stage"`
 }
 
 // checkConfig applies §8: config.toml must exist (§2) and be a regular
@@ -1886,6 +2039,7 @@ func (v *validator) checkConfig() error {
 		{"ingestion.max_log_lines", c.Ingestion.MaxLogLines},
 		{"retrieval.default_budget", c.Retrieval.DefaultBudget},
 		{"llm.max_response_tokens", c.LLM.MaxResponseTokens},
+		{"stage.max_edges_per_step", c.Stage.MaxEdgesPerStep},
 	} {
 		if k.n != nil && *k.n <= 0 {
 			bad("%s %d is not positive", k.key, *k.n)
@@ -1896,6 +2050,14 @@ func (v *validator) checkConfig() error {
 			if !validGlob(g) {
 				bad("ingestion.ignore_globs entry %q is not a non-empty valid glob", g)
 			}
+		}
+	}
+	if n := c.Stage.CompactAtTokens; n != nil && *n < 0 {
+		bad("stage.compact_at_tokens %d is negative", *n)
+	}
+	if d := c.Stage.CompactAfter; d != nil {
+		if dur, err := time.ParseDuration(*d); err != nil || dur < 0 {
+			bad("stage.compact_after %q is not a duration (\"4h\", \"90m\", \"0\")", *d)
 		}
 	}
 	if u := c.LLM.ServerURL; u != nil {

@@ -816,10 +816,10 @@ func TestDamage(t *testing.T) {
 		}, want: codes("E018")},
 		{name: "STAGE without its newline", damage: func(t *testing.T, p string) {
 			os.WriteFile(filepath.Join(storeOf(p), "STAGE"), []byte(head(t, p)), 0o644)
-		}, want: codes()}, // §6.3: readers SHOULD accept it
+		}, want: codes("E008")}, // §6.3: readers SHOULD accept it; but a commit is not a work_commit
 		{name: "STAGE names a blob", damage: func(t *testing.T, p string) {
 			os.WriteFile(filepath.Join(storeOf(p), "STAGE"), []byte(firstOf(t, p, "blob")+"\n"), 0o644)
-		}, want: codes()}, // §6.3: "in practice a work_commit", not a rule
+		}, want: codes("E008")}, // §6.3: STAGE names a work_commit
 		{name: "config with an unknown key", damage: func(t *testing.T, p string) {
 			f := filepath.Join(storeOf(p), "config.toml")
 			b, _ := os.ReadFile(f)
@@ -1005,7 +1005,7 @@ func TestRefs(t *testing.T) {
 		}, want: codes("E018")},
 		{name: "STAGE names a tree", damage: func(t *testing.T, p string) {
 			writeStoreFile(t, p, "STAGE", emptyTreeID+"\n")
-		}, want: codes()},
+		}, want: codes("E008")},
 		{name: "STAGE names a damaged object", damage: func(t *testing.T, p string) {
 			id := writeTyped(t, p, []byte{0xa0}) // valid CBOR, not a typed object
 			writeStoreFile(t, p, "STAGE", id+"\n")
@@ -1980,14 +1980,23 @@ func TestThirdPartyWriter(t *testing.T) {
 		"narrative_refs", Array(narRef)))))
 	work, _ := WriteObject(st, KindTyped, Encode(Map("work_commit", Map(
 		"parents", Array(), "base", Bytes(idBytes(t, commit)), "session_id", Text("s1"),
-		"created_at", Int(1700000002), "step_kind", Text("note"),
-		"payload", Array(Bytes(idBytes(t, nar))), "narrative_refs", Array(narRef)))))
+		"created_at", Int(1700000002), "step_kind", Text("session_start"),
+		"payload", Array(Bytes(idBytes(t, commit)), Bytes(idBytes(t, nar))), "narrative_refs", Array(narRef)))))
+	// A session (§4.14, §6.5): its state, and the journal naming it.
+	state, _ := WriteObject(st, KindTyped, Encode(Map("session_state", Map(
+		"session_id", Text("s1"), "task", Text("third-party session"), "base", Bytes(idBytes(t, commit)),
+		"head", Bytes(idBytes(t, work)), "created_at", Int(1700000002), "segment_at", Int(1700000002),
+		"updated_at", Int(1700000002), "mode", Text("running"), "steps", Uint(0), "tokens", Uint(0),
+		"budgets", Map("max_files_per_step", Uint(10), "max_bytes_per_step", Uint(1<<20), "max_edges_per_step", Uint(100)),
+	))))
+	os.MkdirAll(filepath.Join(st, "sessions"), 0o755)
+	os.WriteFile(filepath.Join(st, "sessions", "s1"), []byte(state+"\n"), 0o644)
 
 	// ctx reads every object back.
 	if got := ctx(t, p, "cat-object", "-p", blob).stdout; got != "written by formatcheck\n" {
 		t.Errorf("ctx cat-object -p blob = %q", got)
 	}
-	for _, id := range []string{tree, batch, commit, work} {
+	for _, id := range []string{tree, batch, commit, work, state} {
 		r := ctx(t, p, "--json", "cat-object", "-p", id)
 		if r.exit != 0 {
 			t.Errorf("ctx cat-object -p %s: exit %d %s", id, r.exit, r.stderr)
