@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
@@ -374,3 +375,95 @@ func TestCurate(t *testing.T) {
 		t.Errorf("only low-confidence edges: %+v, want nil", got)
 	}
 }
+
+// The automatic triggers of [stage]: token budget and age compact and go
+// on; task done compacts and ends; a new current session compacts the
+// one it replaces.
+func TestCompactionTriggers(t *testing.T) {
+	t.Run("tokens", func(t *testing.T) {
+		w := sessionRepo(t)
+		w.Config.Stage.CompactAtTokens = 500
+		if _, err := w.StartSession(t.Context(), StartOptions{Task: "t", ID: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		base := mainHead(t, w.Repo)
+		writeProject(t, w.Repo, map[string]string{"pkg/big.go": "package pkg\n\n// " + strings.Repeat("long comment ", 300) + "\n"})
+		if _, err := w.Ingest(t.Context(), IngestOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if mainHead(t, w.Repo) == base {
+			t.Fatal("the token budget did not compact")
+		}
+		s, err := w.OpenSession("s")
+		if err != nil || s.State.Steps != 0 || s.State.Base != mainHead(t, w.Repo) || s.State.Tokens != 0 {
+			t.Fatalf("after an automatic compaction the session goes on from main: %+v %v", s, err)
+		}
+		if len(w.Notices) != 1 || !strings.Contains(w.Notices[0], "token budget") {
+			t.Errorf("notices = %q", w.Notices)
+		}
+		// It goes on: the next step is a step of the new segment.
+		addNote(t, w, "after")
+		if s, _ := w.OpenSession("s"); s.State.Steps != 1 {
+			t.Errorf("steps after = %d", s.State.Steps)
+		}
+	})
+	t.Run("age", func(t *testing.T) {
+		w := sessionRepo(t)
+		if _, err := w.StartSession(t.Context(), StartOptions{Task: "t", ID: "s"}); err != nil {
+			t.Fatal(err)
+		}
+		w.Clock = clockAt(TestTime.Add(5 * 60 * 60 * 1e9))
+		addNote(t, w, "late")
+		if len(w.Notices) != 1 || !strings.Contains(w.Notices[0], "age") {
+			t.Errorf("notices = %q", w.Notices)
+		}
+		if st, err := w.StatusOf("s"); err != nil || st.Steps != 0 {
+			t.Errorf("status after the age trigger: %+v %v", st, err)
+		}
+	})
+	t.Run("task done", func(t *testing.T) {
+		w := sessionRepo(t)
+		task, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Task, Content: "Ship it"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := w.StartSession(t.Context(), StartOptions{Task: "ship it", ID: "s"})
+		if err != nil || res.TaskNode != string(task.ID) {
+			t.Fatalf("start = %+v %v, want the task node %s", res, err, task.ID)
+		}
+		if _, err := w.Narrative().Change(task, narrative.OpTag, "done"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Commit(t.Context(), CommitOptions{Message: "done"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.OpenSession("s"); !errors.Is(err, ErrNoSession) {
+			t.Errorf("the task is done but the session goes on: %v", err)
+		}
+		if c, _ := w.ReadCommit(mainHead(t, w.Repo)); !strings.Contains(c.Message, "ship it") {
+			t.Errorf("main = %q", c.Message)
+		}
+	})
+	t.Run("context switch", func(t *testing.T) {
+		w := sessionRepo(t)
+		if _, err := w.StartSession(t.Context(), StartOptions{Task: "first", ID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		addNote(t, w, "in a")
+		res, err := w.StartSession(t.Context(), StartOptions{Task: "second", ID: "b"})
+		if err != nil || res.Switched == nil || !res.Switched.Ended || res.Base != res.Switched.Main {
+			t.Fatalf("switch = %+v %v", res, err)
+		}
+		if cur, _ := w.StageSession(); cur != "b" {
+			t.Errorf("STAGE names %q, want b", cur)
+		}
+		// Detached sessions never switch.
+		if r, err := w.StartSession(t.Context(), StartOptions{Task: "third", ID: "c", Detach: true}); err != nil || r.Switched != nil {
+			t.Errorf("detached start = %+v %v", r, err)
+		}
+	})
+}
+
+type clockAt time.Time
+
+func (c clockAt) Now() time.Time { return time.Time(c) }

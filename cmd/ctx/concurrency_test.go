@@ -95,3 +95,74 @@ func TestConcurrentWriters(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", tmps)
 	}
 }
+
+// TestConcurrentSessions runs two agents in one repository at once, each
+// in its own session (CTX_SESSION), each writing files, snapshotting them
+// and adding notes step by step while the other does the same; then both
+// compact. Both commits reach main, nothing is lost, verify is clean.
+func TestConcurrentSessions(t *testing.T) {
+	ctx, _ := binaries(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"go.mod": "module ex\n\ngo 1.22\n", "pkg/a.go": "package pkg\n\nfunc A() {}\n"})
+	must(t, dir, nil, "", ctx, "init")
+	must(t, dir, nil, "", ctx, "add", "code", "-q")
+	agents := []string{"alpha", "beta"}
+	for _, a := range agents {
+		must(t, dir, nil, "", ctx, "stage", "start", "work of "+a, "--id", a, "--detach")
+	}
+	const rounds = 5
+	var wg sync.WaitGroup
+	errs := make(chan error, len(agents))
+	for _, a := range agents {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			env := []string{"CTX_SESSION=" + a, "CTX_LOCK_TIMEOUT=60s"}
+			for i := 0; i < rounds; i++ {
+				writeFiles(t, dir, map[string]string{fmt.Sprintf("%s/f%d.go", a, i): fmt.Sprintf("package %s\n\nfunc F%d() {}\n", a, i)})
+				for _, args := range [][]string{
+					{"add", "code", "-q", a},
+					{"add", "note", fmt.Sprintf("%s finding %d", a, i)},
+				} {
+					if r := run(t, dir, env, "", ctx, args...); r.code != 0 {
+						errs <- fmt.Errorf("%s round %d: ctx %s: %s", a, i, strings.Join(args, " "), r.stderr)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		out := must(t, dir, nil, "", ctx, "--json", "stage", "status", a)
+		if !strings.Contains(out, fmt.Sprintf(`"steps": %d`, 2*rounds)) {
+			t.Fatalf("session %s before compaction:\n%s", a, out)
+		}
+		must(t, dir, nil, "", ctx, "stage", "compact", a)
+	}
+	files := must(t, dir, nil, "", ctx, "ls-tree", "-r", "--name-only", "main")
+	notes := must(t, dir, nil, "", ctx, "list", "--type", "observation")
+	for _, a := range agents {
+		for i := 0; i < rounds; i++ {
+			if p := fmt.Sprintf("%s/f%d.go", a, i); !strings.Contains(files, p) {
+				t.Errorf("main lacks %s:\n%s", p, files)
+			}
+			if n := fmt.Sprintf("%s finding %d", a, i); !strings.Contains(notes, n) {
+				t.Errorf("the narrative lacks %q", n)
+			}
+		}
+	}
+	log := must(t, dir, nil, "", ctx, "log", "--oneline")
+	for _, a := range agents {
+		if !strings.Contains(log, "(session "+a+")") {
+			t.Errorf("no compaction of %s on main:\n%s", a, log)
+		}
+	}
+	if r := run(t, dir, nil, "", ctx, "verify"); r.code != 0 {
+		t.Fatalf("verify: %s%s", r.stdout, r.stderr)
+	}
+}
