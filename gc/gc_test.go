@@ -44,6 +44,26 @@ func TestRandomHistories(t *testing.T) {
 					repo.AddHead(t, r, refs.Main, tip)
 				}
 			}
+			// Half the histories have a staging session with a few steps:
+			// gc must keep all it needs.
+			session := rng.IntN(2) == 0
+			if session {
+				w, err := r.Lock(ctx, repo.LockOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.StartSession(ctx, repo.StartOptions{Task: "t", ID: "s", Detach: true}); err != nil {
+					t.Fatal(err)
+				}
+				r.Session = "s"
+				for i := range 1 + rng.IntN(3) {
+					if _, err := w.Commit(ctx, repo.CommitOptions{Message: fmt.Sprintf("step %d", i), AllowEmpty: true}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				r.Session = ""
+				w.Unlock()
+			}
 			for i := range rng.IntN(8) {
 				if _, err := r.Objects.Put(object.KindBlob, []byte(fmt.Sprintf("stray %d %d", seed, i))); err != nil {
 					t.Fatal(err)
@@ -109,6 +129,17 @@ func TestRandomHistories(t *testing.T) {
 				}
 				if !ok {
 					deleted++
+				}
+			}
+			if session {
+				r.Session = "s"
+				s, err := r.ActiveSession()
+				if err == nil {
+					_, err = r.SessionSteps(s)
+				}
+				r.Session = ""
+				if err != nil {
+					t.Fatalf("the session after gc: %v", err)
 				}
 			}
 			if rep.Deleted != deleted || rep.Reachable != len(reachable) || rep.Scanned != len(all) {
