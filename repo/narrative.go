@@ -196,6 +196,9 @@ func (w *Writer) commitMain(ctx context.Context, opts CommitOptions) (*CommitRes
 }
 
 func (w *Writer) commitAt(ctx context.Context, t *tip, opts CommitOptions) (*CommitResult, error) {
+	if opts.Amend && t.sess != nil && t.head == t.sess.State.Base {
+		return nil, fmt.Errorf("%w: session %s has no step since its base to amend; amending the base would rewrite main's history", ErrSessionState, t.sess.ID)
+	}
 	var err error
 	head, prev := t.head, t.commit
 	res := &CommitResult{Ref: t.label, Reconciled: t.reconciled, Previous: head, Changes: []Change{}}

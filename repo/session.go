@@ -122,6 +122,9 @@ func (r *Repo) StageSession() (string, error) {
 		if errors.Is(err, refs.ErrNotFound) {
 			return "", nil
 		}
+		if errors.Is(err, refs.ErrCorrupt) {
+			return "", fmt.Errorf("%w: %v; run `ctx stage recover`", ErrSessionDamaged, err)
+		}
 		return "", err
 	}
 	w := new(object.WorkCommit)
@@ -170,8 +173,16 @@ func (r *Repo) ActiveSession() (*Session, error) {
 // WorkingHeads returns what readers see: with an active session, the
 // commit its steps have built; otherwise the effective heads of the ref
 // HEAD names. name labels the source: "session/<id>" or "refs/main".
+// A session being compacted (by another process, or by one that stopped)
+// reads as the compaction's result once main holds it, and as its last
+// step before that: readers never wait for, or fail on, a compaction.
 func (r *Repo) WorkingHeads() (name string, heads []object.ID, err error) {
 	s, err := r.ActiveSession()
+	if errors.Is(err, ErrSessionDamaged) {
+		if c, ok := r.compactingView(); ok {
+			return "session/" + c.ID, []object.ID{c.Commit}, nil
+		}
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -184,6 +195,34 @@ func (r *Repo) WorkingHeads() (name string, heads []object.ID, err error) {
 	}
 	heads, err = r.Heads(target)
 	return target.String(), heads, err
+}
+
+// compactingView returns the selected session when it is compacting,
+// with Commit set to what readers see: the target if main holds it,
+// else the commit of the step before the compaction.
+func (r *Repo) compactingView() (*Session, bool) {
+	id, err := r.SelectedSession()
+	if err != nil || id == "" {
+		return nil, false
+	}
+	s, err := r.OpenSession(id)
+	if err != nil || s.State.Mode != staging.ModeCompacting || len(s.Work.Parents) == 0 {
+		return nil, false
+	}
+	if target, err := r.Refs.Target(); err == nil {
+		if heads, err := r.Heads(target); err == nil {
+			if anc, err := r.ancestors(heads); err == nil && anc[*s.State.Target] != nil {
+				s.Commit = *s.State.Target
+				return s, true
+			}
+		}
+	}
+	prev := new(object.WorkCommit)
+	if object.GetTyped(r.Objects, s.Work.Parents[0], prev) != nil || len(prev.Payload) == 0 {
+		return nil, false
+	}
+	s.Commit = prev.Payload[0]
+	return s, true
 }
 
 // sessionHeads is Heads for STAGE: the selected session's head step.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -64,11 +66,13 @@ func (w *Writer) StartSession(ctx context.Context, opts StartOptions) (*StartRes
 		return nil, fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}
 	if _, err := staging.ReadJournal(w.Root, id); err == nil {
-		return nil, fmt.Errorf("%w: session %s exists already; pick another --id, or finish it (ctx stage compact / abort)", ErrSessionState, id)
+		return nil, fmt.Errorf("%w: session %s exists already (ctx stage list); pick another --id", ErrSessionState, id)
 	}
 	res := &StartResult{Session: id, Task: task}
 	if !opts.Detach {
-		prev, err := w.SelectedSession()
+		// STAGE's session is the one replaced (--session selects a
+		// session for one process; it is not "current").
+		prev, err := w.StageSession()
 		if err != nil {
 			return nil, err
 		}
@@ -488,19 +492,34 @@ func (w *Writer) CompactSession(ctx context.Context, id string, opts CompactOpti
 	curated, dropped := curate(batches, s.State.TaskNode)
 	res.Dropped = dropped
 
-	// The summary goes into today's log first: the commit records it.
-	sp := w.Narrative()
-	for _, l := range sum.Lines() {
-		if err := sp.Journal(l); err != nil {
+	// Main first: a compaction that cannot land must not leave summary
+	// lines in the shared log.
+	mt, err := w.mainTip(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Previous = mt.head
+	if mt.head != s.State.Base {
+		anc, err := w.ancestors([]object.ID{mt.head})
+		if err != nil {
 			return nil, err
 		}
-		res.Lines = append(res.Lines, l)
+		if anc[s.State.Base] == nil {
+			return nil, fmt.Errorf("%w: main (%s) no longer contains the session's base %s", ErrSessionDamaged, mt.head.Short(), s.State.Base.Short())
+		}
+	}
+	// The summary goes into today's log before the commit, which records
+	// it. A retry (after an undone compaction) does not repeat lines.
+	if res.Lines, err = w.journalOnce(sum.Lines()); err != nil {
+		return nil, err
 	}
 	fault.Hit("stage.summary-written")
 	b := w.Objects.NewBatch()
 	defer b.Abort()
+	// The commit carries the time of the session's last step: a merge
+	// with main keeps, of two changes to one path, the later one.
 	c := &object.Commit{
-		Parents: []object.ID{s.State.Base}, TimestampUnix: w.Clock.Now().Unix(), Author: opts.Author, Message: msg,
+		Parents: []object.ID{s.State.Base}, TimestampUnix: final.TimestampUnix, Author: opts.Author, Message: msg,
 		RootTree: final.RootTree, SemanticSnapshot: final.SemanticSnapshot, BuildSnapshot: final.BuildSnapshot,
 		DiagnosticsSnapshot: final.DiagnosticsSnapshot, EdgeBatches: []object.ID{}, NarrativeRefs: []object.NarrativeRef{},
 	}
@@ -537,27 +556,16 @@ func (w *Writer) CompactSession(ctx context.Context, id string, opts CompactOpti
 	}
 	b = w.Objects.NewBatch()
 	defer b.Abort()
-	mt, err := w.mainTip(ctx)
-	if err != nil {
-		return nil, err
-	}
-	res.Previous = mt.head
 	if mt.head != s.State.Base {
-		anc, err := w.ancestors([]object.ID{mt.head})
-		if err != nil {
-			return nil, err
-		}
-		if anc[s.State.Base] == nil {
-			return nil, fmt.Errorf("%w: main (%s) no longer contains the session's base %s", ErrSessionDamaged, mt.head.Short(), s.State.Base.Short())
-		}
 		m, err := w.Merge(b, []object.ID{mt.head, cid}, "main and session "+id)
 		if err != nil {
 			return nil, err
 		}
 		res.Merge, res.Conflicts, res.Main = &m.ID, m.Conflicts, m.ID
 	}
+	now := w.Clock.Now().Unix()
 	// The compacting state, then main.
-	cw := &object.WorkCommit{Parents: []object.ID{s.State.Head}, Base: s.State.Base, SessionID: id, CreatedAt: c.TimestampUnix,
+	cw := &object.WorkCommit{Parents: []object.ID{s.State.Head}, Base: s.State.Base, SessionID: id, CreatedAt: now,
 		StepKind: object.StepCompact, Payload: []object.ID{res.Main}, NarrativeRefs: c.NarrativeRefs}
 	if res.Main != cid {
 		cw.Payload = append(cw.Payload, cid)
@@ -568,7 +576,7 @@ func (w *Writer) CompactSession(ctx context.Context, id string, opts CompactOpti
 	}
 	st := *s.State
 	target := res.Main
-	st.Head, st.Mode, st.Target, st.Continue, st.UpdatedAt = cwid, staging.ModeCompacting, &target, opts.Continue, c.TimestampUnix
+	st.Head, st.Mode, st.Target, st.Continue, st.UpdatedAt = cwid, staging.ModeCompacting, &target, opts.Continue, now
 	if _, err := w.appendState(b, &st); err != nil {
 		return nil, err
 	}
@@ -582,6 +590,22 @@ func (w *Writer) CompactSession(ctx context.Context, id string, opts CompactOpti
 	}
 	res.Ended = !opts.Continue
 	return res, nil
+}
+
+// journalOnce appends the lines to today's log, leaving out those it
+// holds already, and returns the lines it holds now.
+func (w *Writer) journalOnce(lines []string) ([]string, error) {
+	day := w.Clock.Now().UTC().Format("2006-01-02")
+	have, _ := os.ReadFile(filepath.Join(w.Root, "narrative", "log", day+".md"))
+	for _, l := range lines {
+		if strings.Contains(string(have), " "+l+"\n") {
+			continue
+		}
+		if err := w.Narrative().Journal(l); err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
 }
 
 // finishCompaction ends a session whose compaction moved main, or lets
@@ -699,7 +723,9 @@ func curate(batches []*graph.EdgeBatch, taskNode string) (*graph.EdgeBatch, int)
 			out.Tombstones = append(out.Tombstones, *st.tomb)
 		}
 		for _, e := range st.adds {
-			if keep(e) {
+			// After a tombstone of its key, the add replaces the edge:
+			// dropping it would turn the replacement into a removal.
+			if keep(e) || st.tomb != nil {
 				out.Edges = append(out.Edges, e)
 			} else {
 				dropped++

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
+	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/staging"
@@ -62,7 +64,7 @@ func (w *Writer) recoverStage() (*Recovered, error) {
 	switch {
 	case errors.Is(err, refs.ErrNotFound):
 		return nil, nil
-	case errors.Is(err, refs.ErrCorrupt):
+	case errors.Is(err, refs.ErrCorrupt), errors.Is(err, ErrSessionDamaged):
 		why = fmt.Sprintf("STAGE was damaged (%v)", err)
 	case err != nil:
 		return nil, err
@@ -78,7 +80,9 @@ func (w *Writer) recoverStage() (*Recovered, error) {
 			return nil, nil
 		}
 	}
-	if err := w.DeleteRef(refs.STAGE, refs.Any()); err != nil && !errors.Is(err, refs.ErrNotFound) {
+	// The file itself: a damaged STAGE does not read, so the refs
+	// store's compare-and-delete would refuse it.
+	if err := atomicfile.Remove(filepath.Join(w.Root, string(refs.STAGE))); err != nil {
 		return nil, err
 	}
 	return &Recovered{Action: "cleared", Detail: why + "; cleared it: no session is current (ctx stage list, then --session or ctx stage start)"}, nil
@@ -135,9 +139,9 @@ func (w *Writer) recoverSession(ctx context.Context, id string) (Recovered, erro
 		problems = append(problems, fmt.Sprintf("%d newer state(s) not readable (%v)", newer, lastErr))
 		fallthrough
 	case len(problems) > 0:
-		// Appending the state again makes it the newest line; Append cuts
-		// a torn tail off first.
-		if err := staging.Append(w.Root, id, s.StateID); err != nil {
+		// The journal keeps the readable states up to the one resumed
+		// from, rewritten atomically: gc must not root what is lost.
+		if err := staging.Rewrite(w.Root, id, j.States[:found+1]); err != nil {
 			return rec, err
 		}
 		rec.Action = "repaired"
@@ -224,13 +228,24 @@ func (r *Repo) SessionRoots() (roots []object.ID, aborted []string, err error) {
 		if err != nil {
 			return nil, nil, err
 		}
+		// Every state of the journal whose state and head step are in
+		// the store (recover drops the others).
 		for _, st := range j.States {
-			if ok, err := r.Objects.Has(st); err == nil && ok {
+			if r.hasState(st) {
 				roots = append(roots, st)
 			}
 		}
 	}
 	return roots, aborted, nil
+}
+
+func (r *Repo) hasState(id object.ID) bool {
+	st, err := r.ReadState(id)
+	if err != nil {
+		return false
+	}
+	ok, err := r.Objects.Has(st.Head)
+	return err == nil && ok
 }
 
 // DropSession removes the journal of an aborted session (gc --aggressive):

@@ -289,6 +289,13 @@ func TestRecoverSessions(t *testing.T) {
 	if s, err := w.ActiveSession(); err != nil || s.StateID != good.StateID {
 		t.Errorf("after recover: %v %v", s, err)
 	}
+	// The journal no longer names the lost state: gc can root it all.
+	if j, _ := staging.ReadJournal(w.Root, "s"); len(j.States) == 0 || j.States[len(j.States)-1] != good.StateID || slices.Contains(j.States, newest.StateID) {
+		t.Errorf("journal after resume = %v", j.States)
+	}
+	if _, _, err := w.SessionRoots(); err != nil {
+		t.Errorf("SessionRoots after resume: %v", err)
+	}
 	// Nothing readable: the session goes, and STAGE with it.
 	os.WriteFile(journal, []byte(strings.Repeat("ab", 32)+"\n"), 0o644)
 	recs, _ = w.RecoverSessions(t.Context())
@@ -325,9 +332,17 @@ func TestRecoverCompaction(t *testing.T) {
 		if _, err := w.ActiveSession(); !errors.Is(err, ErrSessionDamaged) {
 			t.Errorf("an interrupted compaction: %v, want ErrSessionDamaged", err)
 		}
+		// Readers go on: the last step before the compaction...
+		if _, heads, err := w.WorkingHeads(); err != nil || heads[0] != s.Commit {
+			t.Errorf("readers during a compaction: %v %v, want %s", heads, err, s.Commit.Short())
+		}
 		if moved {
 			if err := w.UpdateRef("main", target, refs.Among(base)); err != nil {
 				t.Fatal(err)
+			}
+			// ... or what main holds once it moved.
+			if _, heads, err := w.WorkingHeads(); err != nil || heads[0] != target {
+				t.Errorf("readers after main moved: %v %v", heads, err)
 			}
 		}
 		recs, err := w.RecoverSessions(t.Context())
@@ -461,9 +476,39 @@ func TestCompactionTriggers(t *testing.T) {
 		if r, err := w.StartSession(t.Context(), StartOptions{Task: "third", ID: "c", Detach: true}); err != nil || r.Switched != nil {
 			t.Errorf("detached start = %+v %v", r, err)
 		}
+		// A process working in c (--session) that starts a session
+		// replaces STAGE's b, not c.
+		w.Session = "c"
+		res, err = w.StartSession(t.Context(), StartOptions{Task: "fourth", ID: "d"})
+		w.Session = ""
+		if err != nil || res.Switched == nil || res.Switched.Session != "b" {
+			t.Fatalf("switch from --session c = %+v %v", res, err)
+		}
+		if s, err := w.OpenSession("c"); err != nil || s.State.Mode != staging.ModeRunning {
+			t.Errorf("c after the switch: %v %v", s, err)
+		}
 	})
 }
 
 type clockAt time.Time
 
 func (c clockAt) Now() time.Time { return time.Time(c) }
+
+// Amending in a session amends its last step; with no step since the
+// base there is nothing of the session's to amend.
+func TestAmendInSession(t *testing.T) {
+	w := sessionRepo(t)
+	if _, err := w.StartSession(t.Context(), StartOptions{Task: "t", ID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(t.Context(), CommitOptions{Message: "amend", Amend: true}); !errors.Is(err, ErrSessionState) {
+		t.Errorf("amend at the base: %v, want ErrSessionState", err)
+	}
+	addNote(t, w, "n")
+	if _, err := w.Commit(t.Context(), CommitOptions{Message: "amended", Amend: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.CompactSession(t.Context(), "s", CompactOptions{}); err != nil {
+		t.Errorf("compaction after an amend: %v", err)
+	}
+}

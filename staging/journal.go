@@ -47,6 +47,12 @@ func ValidID(id string) error {
 			return fmt.Errorf("%w: %q: use a-z, 0-9, '.', '_' and '-', starting with a letter or digit", ErrInvalidID, id)
 		}
 	}
+	stem, _, _ := strings.Cut(id, ".")
+	switch {
+	case stem == "con" || stem == "prn" || stem == "aux" || stem == "nul",
+		len(stem) == 4 && (strings.HasPrefix(stem, "com") || strings.HasPrefix(stem, "lpt")) && stem[3] >= '1' && stem[3] <= '9':
+		return fmt.Errorf("%w: %q: a name Windows reserves for a device", ErrInvalidID, id)
+	}
 	return nil
 }
 
@@ -198,6 +204,22 @@ func Append(root, id string, state object.ID) error {
 		}
 	}
 	fault.Hit("staging.journal-synced")
+	return nil
+}
+
+// Rewrite replaces session id's journal by the given states, atomically
+// (temporary file, fsync, rename): recovery drops the lines it gave up.
+func Rewrite(root, id string, states []object.ID) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, s := range states {
+		b.WriteString(s.String() + "\n")
+	}
+	if err := atomicfile.Write(Path(root, id), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("staging: session %s: %w", id, err)
+	}
 	return nil
 }
 

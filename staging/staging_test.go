@@ -16,7 +16,7 @@ func TestValidID(t *testing.T) {
 			t.Errorf("ValidID(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "-a", ".a", "A", "a/b", "a b", "..", strings.Repeat("a", 65), "é"} {
+	for _, bad := range []string{"", "-a", ".a", "A", "a/b", "a b", "..", strings.Repeat("a", 65), "é", "con", "nul.txt", "com1", "lpt9"} {
 		if ValidID(bad) == nil {
 			t.Errorf("ValidID(%q) accepted", bad)
 		}

@@ -100,6 +100,9 @@ type addCommand struct {
 // the output has been read, so a long command piped into ctx does not
 // hold other writers off.
 func (c *addCommand) Run(app *App) error {
+	if err := app.checkSession(); err != nil {
+		return err
+	}
 	var cp capture
 	var in io.Reader = app.Stdin
 	if c.Tee {
@@ -158,6 +161,11 @@ func (c *RunCmd) Run(app *App) error {
 	if name == "" {
 		name = shellJoin(argv)
 	}
+	// A run is recorded after it ends: refuse before running it if the
+	// session it would be a step of cannot take one.
+	if err := app.checkSession(); err != nil {
+		return err
+	}
 	wd, err := app.wd()
 	if err != nil {
 		return err
@@ -212,6 +220,17 @@ func (c *RunCmd) Run(app *App) error {
 		return &commandExit{code: code}
 	}
 	return nil
+}
+
+// checkSession fails when the selected staging session cannot take a
+// step (damaged, aborted, interrupted while compacting).
+func (a *App) checkSession() error {
+	r, err := a.openRepo()
+	if err != nil {
+		return err
+	}
+	_, err = r.ActiveSession()
+	return err
 }
 
 // lockForCommand opens the store and takes the writer lock for the

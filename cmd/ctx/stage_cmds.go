@@ -384,7 +384,11 @@ func (a *App) narrativeStep(cmd string) error {
 		return fmt.Errorf("the narrative was written, but recording it as a step of session %s failed (ctx stage flush retries): %w", s.ID, err)
 	}
 	if res.Committed && !a.Globals.JSON {
-		fmt.Fprintf(a.Stderr, "ctx: session %s: step %s\n", s.ID, res.ID.Short())
+		step := res.ID
+		if ns, err := w.OpenSession(s.ID); err == nil {
+			step = ns.State.Head
+		}
+		fmt.Fprintf(a.Stderr, "ctx: session %s: step %s\n", s.ID, step.Short())
 	}
 	return nil
 }

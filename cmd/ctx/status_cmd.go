@@ -17,6 +17,11 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 		return err
 	}
 	ist, err := index.Check(r)
+	if err != nil && st.SessionProblem != "" {
+		// The index follows the session, which does not read: say so
+		// and show the rest.
+		ist, err = &index.Status{Reason: "the selected session does not read (see above)"}, nil
+	}
 	if err != nil {
 		return err
 	}
