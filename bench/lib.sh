@@ -32,7 +32,9 @@ timed() {
 	# user+system CPU seconds of the command, from bash's time (ms precision)
 	local u=0 s=0
 	read -r u s <"$tf" || true
-	CPU=$((10#${u//[!0-9]/} + 10#${s//[!0-9]/}))
+	u=${u//[!0-9]/} s=${s//[!0-9]/}
+	CPU=$((10#${u:-0} + 10#${s:-0})) # 0 when time printed nothing
+
 }
 
 # median of integers given as arguments
