@@ -219,16 +219,17 @@ type Neighbor struct {
 // GraphIndex is the open graph segment: the adjacency of the heads'
 // commit-recorded graph.
 type GraphIndex struct {
-	dir   string
-	nodes *table.Table
-	adj   *table.Table
-	keys  *table.Table
+	dir     string
+	nodes   *table.Table
+	adj     *table.Table
+	keys    *table.Table
+	commits *table.Table
 }
 
 // Close unmaps the tables.
 func (gx *GraphIndex) Close() error {
 	var errs []error
-	for _, t := range []*table.Table{gx.nodes, gx.adj, gx.keys} {
+	for _, t := range []*table.Table{gx.nodes, gx.adj, gx.keys, gx.commits} {
 		if t != nil {
 			errs = append(errs, t.Close())
 		}
@@ -238,7 +239,7 @@ func (gx *GraphIndex) Close() error {
 
 func openGraphSegment(dir string) (*GraphIndex, error) {
 	gx := &GraphIndex{dir: dir}
-	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &gx.nodes}, {adjFile, "adj", &gx.adj}, {keysFile, "keys", &gx.keys}}); err != nil {
+	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &gx.nodes}, {adjFile, "adj", &gx.adj}, {keysFile, "keys", &gx.keys}, {commitsFile, "commits", &gx.commits}}); err != nil {
 		gx.Close()
 		return nil, err
 	}

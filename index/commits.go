@@ -10,7 +10,7 @@ import (
 	"github.com/ctx-dev/ctx/repo"
 )
 
-// commitsFile is the code segment's table of the heads' history
+// commitsFile is the graph segment's table of the heads' history
 // (docs/INDEX.md, "Commits"): commit id (32 bytes) → a flag byte (1:
 // semantic snapshot, 2: build snapshot, 4: diagnostics snapshot), the
 // root tree id, then the id of each snapshot the flags name, in that
@@ -72,14 +72,10 @@ func sortIDs(ids []object.ID) {
 
 // Commit returns the snapshot pointers of a commit in the history of the
 // heads the index was built from; ok is false for another commit.
-func (ix *Index) Commit(id object.ID) (Snapshots, bool, error) {
-	s := ix.segs[partCode]
-	if s.commits == nil {
-		return Snapshots{}, false, nil
-	}
-	v, ok := s.commits.Get(id[:])
+func (gx *GraphIndex) Commit(id object.ID) (Snapshots, bool, error) {
+	v, ok := gx.commits.Get(id[:])
 	if !ok {
-		return Snapshots{}, false, s.commits.Err()
+		return Snapshots{}, false, gx.commits.Err()
 	}
 	bad := fmt.Errorf("%w: commit %s: bad record", ErrCorrupt, id.Short())
 	if len(v) < 1+object.IDSize {

@@ -77,7 +77,7 @@ func newIndex(code, narr *segment) *Index {
 	ix := &Index{segs: [2]*segment{code, narr}}
 	narr.base = code.stats.Docs
 	ix.stats = text.Stats{Docs: code.stats.Docs + narr.stats.Docs, Tokens: code.stats.Tokens + narr.stats.Tokens}
-	ix.Manifest = &Manifest{Tokenizer: code.manifest.Tokenizer, Ref: code.manifest.Ref, Heads: code.manifest.Heads, Narrative: narr.manifest.Narrative}
+	ix.Manifest = &Manifest{Tokenizer: code.manifest.Tokenizer, Ref: code.manifest.Ref, Heads: code.manifest.Heads, Code: code.manifest.Code, Narrative: narr.manifest.Narrative}
 	return ix
 }
 
@@ -587,14 +587,17 @@ func partFresh(part int, built, m *Manifest) bool {
 		return false
 	}
 	narr := slices.Equal(built.Narrative, m.Narrative)
-	code := built.Ref == m.Ref && slices.Equal(built.Heads, m.Heads)
+	heads := built.Ref == m.Ref && slices.Equal(built.Heads, m.Heads)
 	switch part {
 	case partNarrative:
 		return narr
 	case partGraph:
-		return narr && code // the graph holds the narrative's edges too
+		// Every commit's edge batches, the narrative's edges and the
+		// history's commits.
+		return narr && heads
 	}
-	return code
+	// The code's documents derive from the heads' code snapshots alone.
+	return !built.Code.IsZero() && built.Code == m.Code
 }
 
 // readManifest reads a segment's manifest; nil if it cannot.
@@ -629,7 +632,7 @@ func Check(r *repo.Repo) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	st.Fresh = m.Equal(ix.Manifest)
+	st.Fresh = m.textEqual(ix.Manifest)
 	if !st.Fresh {
 		st.Reason = staleReason(ix.Manifest, m)
 	}
@@ -640,10 +643,8 @@ func staleReason(old, now *Manifest) string {
 	switch {
 	case old.Tokenizer != now.Tokenizer:
 		return "built by another version of ctx"
-	case old.Ref != now.Ref:
-		return "the current ref changed"
-	case !slices.Equal(old.Heads, now.Heads):
-		return "new commits"
+	case old.Code != now.Code:
+		return "the code snapshot changed"
 	default:
 		return fmt.Sprintf("%d narrative file(s) changed", len(old.ChangedNarrative(now)))
 	}
@@ -658,7 +659,7 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 		return nil, false, err
 	}
 	if ix, err := openCurrent(r); err == nil {
-		if ix.Manifest.Equal(m) {
+		if ix.Manifest.textEqual(m) {
 			return ix, false, nil
 		}
 		ix.Close()
@@ -687,17 +688,14 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		if err != nil {
 			return nil, err
 		}
-		return writeGraphSegment(dir, adj, pm)
-	case partCode:
-		pm.Heads = m.Heads
-		docs, err = collectCode(ctx, r, m.Heads, vs.get)
-		if err == nil {
-			st, err := writeSegment(ctx, dir, docs, pm, opts)
-			if err != nil {
-				return nil, err
-			}
-			return st, writeCommits(ctx, r, m.Heads, dir)
+		st, err := writeGraphSegment(dir, adj, pm)
+		if err != nil {
+			return nil, err
 		}
+		return st, writeCommits(ctx, r, m.Heads, dir)
+	case partCode:
+		pm.Heads, pm.Code = m.Heads, m.Code
+		docs, err = collectCode(ctx, r, m.Heads, vs.get)
 	default:
 		pm.Narrative = m.Narrative
 		docs, err = CollectNarrative(r)

@@ -118,14 +118,6 @@ func TestSearchAndLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, ok, err := ix.Commit(head)
-	if err != nil || !ok || snap.RootTree != c.RootTree || snap.Semantic == nil || *snap.Semantic != *c.SemanticSnapshot ||
-		snap.Diagnostics == nil || *snap.Diagnostics != *c.DiagnosticsSnapshot || snap.Build != nil {
-		t.Fatalf("commit %s: %+v %v %v", head.Short(), snap, ok, err)
-	}
-	if _, ok, err := ix.Commit(c.RootTree); ok || err != nil {
-		t.Fatalf("a tree found as a commit: %v %v", ok, err)
-	}
 	// Adjacency: the file defines its items; the package contains it;
 	// the diagnostic references it.
 	gx, err := OpenGraph(context.Background(), r)
@@ -133,6 +125,15 @@ func TestSearchAndLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer gx.Close()
+	// Commits (in the graph segment): the head's snapshot pointers.
+	snap, ok, err := gx.Commit(head)
+	if err != nil || !ok || snap.RootTree != c.RootTree || snap.Semantic == nil || *snap.Semantic != *c.SemanticSnapshot ||
+		snap.Diagnostics == nil || *snap.Diagnostics != *c.DiagnosticsSnapshot || snap.Build != nil {
+		t.Fatalf("commit %s: %+v %v %v", head.Short(), snap, ok, err)
+	}
+	if _, ok, err := gx.Commit(c.RootTree); ok || err != nil {
+		t.Fatalf("a tree found as a commit: %v %v", ok, err)
+	}
 	out, err := gx.Neighbors("file:net/client.go", true, graph.Defines)
 	if err != nil || len(out) != 2 || out[0].Node.Name() != "item:example.com/m/net.Client" || out[1].Node.Name() != "item:example.com/m/net.Client.Connect" {
 		t.Fatalf("defines out of net/client.go: %+v %v", out, err)
@@ -487,5 +488,62 @@ func TestAdjacencyConfidence(t *testing.T) {
 	}
 	if got := labels(graph.High); !slices.Equal(got, []string{"depends_on file:retry/backoff.go"}) {
 		t.Errorf("high: %q", got)
+	}
+}
+
+// A commit that changes only the narrative or edges (a note, a session's
+// note step) keeps the code segment: its documents derive from the code
+// snapshots alone. The graph segment, which holds the history, follows
+// the new head.
+func TestNarrativeCommitKeepsCode(t *testing.T) {
+	r := testStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	codeDir := ix.segs[partCode].dir
+	ix.Close()
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: "Quokkas retry politely"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := w.Commit(context.Background(), repo.CommitOptions{Message: "a note"})
+	w.Unlock()
+	if err != nil || !res.Committed {
+		t.Fatalf("commit: %+v %v", res, err)
+	}
+	if st, _ := Check(r); st.Fresh {
+		t.Fatal("the new note went unnoticed")
+	}
+	ix, rebuilt, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil || !rebuilt {
+		t.Fatalf("Open after the note: rebuilt=%v err=%v", rebuilt, err)
+	}
+	defer ix.Close()
+	if ix.segs[partCode].dir != codeDir {
+		t.Error("a narrative commit rebuilt the code segment")
+	}
+	if hits, _, err := ix.Search("quokkas", SearchOptions{}); err != nil || len(hits) != 1 {
+		t.Errorf("quokkas: %v %v", titles(hits), err)
+	}
+	if st, err := Check(r); err != nil || !st.Fresh {
+		t.Errorf("after the rebuild: %+v %v", st, err)
+	}
+	// Reopening builds nothing although the code segment's heads are old.
+	if ix2, rebuilt, err := Open(context.Background(), r, BuildOptions{}); err != nil || rebuilt {
+		t.Errorf("third Open rebuilt=%v err=%v", rebuilt, err)
+	} else {
+		ix2.Close()
+	}
+	gx, err := OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gx.Close()
+	if _, ok, err := gx.Commit(res.ID); !ok || err != nil {
+		t.Errorf("the new commit is not in the graph segment's commits: %v %v", ok, err)
 	}
 }

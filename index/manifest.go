@@ -19,8 +19,9 @@ import (
 // manifestVersion heads a manifest file. It changes with what segments
 // hold, so that a segment built by an older ctx reads as stale and is
 // rebuilt: 2 added the names a file declares to its document, 3 the
-// confidence of edges to the adjacency.
-const manifestVersion = "ctx-index-manifest 3"
+// confidence of edges to the adjacency, 4 the code key (and the commits
+// table moved to the graph segment).
+const manifestVersion = "ctx-index-manifest 4"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with
@@ -32,7 +33,13 @@ type Manifest struct {
 	Tokenizer int
 	Ref       string
 	Heads     []object.ID // sorted
-	Narrative []FileStat  // sorted by path
+	// Code names what the code segment's documents derive from: the
+	// heads' root trees, semantic snapshots and diagnostics snapshots, in
+	// head order (a hash of their IDs). A commit that changes only the
+	// narrative or edges (a note, a relate, a session's note step) leaves
+	// it, and the code segment, as they were.
+	Code      object.ID
+	Narrative []FileStat // sorted by path
 }
 
 // FileStat is what a manifest keeps of a narrative file.
@@ -50,6 +57,9 @@ func CurrentManifest(r *repo.Repo) (*Manifest, error) {
 	}
 	m := &Manifest{Tokenizer: text.Version, Ref: name, Heads: slices.Clone(heads)}
 	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
+	if m.Code, err = codeKey(r, m.Heads); err != nil {
+		return nil, err
+	}
 	root := r.Narrative().Root
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -80,9 +90,38 @@ func CurrentManifest(r *repo.Repo) (*Manifest, error) {
 	return m, nil
 }
 
+// codeKey hashes the IDs the code segment's documents derive from: per
+// head, its root tree, semantic snapshot and diagnostics snapshot (zero
+// for none). It reads one commit per head.
+func codeKey(r *repo.Repo, heads []object.ID) (object.ID, error) {
+	b := make([]byte, 0, len(heads)*3*object.IDSize)
+	for _, h := range heads {
+		c, err := r.ReadCommit(h)
+		if err != nil {
+			return object.Zero, err
+		}
+		b = append(b, c.RootTree[:]...)
+		for _, p := range []*object.ID{c.SemanticSnapshot, c.DiagnosticsSnapshot} {
+			id := object.Zero
+			if p != nil {
+				id = *p
+			}
+			b = append(b, id[:]...)
+		}
+	}
+	return object.Sum(object.KindBlob, b), nil
+}
+
 // Equal reports whether two manifests describe the same store state.
 func (m *Manifest) Equal(o *Manifest) bool {
-	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && slices.Equal(m.Narrative, o.Narrative)
+	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && m.Code == o.Code && slices.Equal(m.Narrative, o.Narrative)
+}
+
+// textEqual reports whether the text index built as m (its code and
+// narrative segments) answers for the store as o describes it: the same
+// code key and narrative files; the heads may differ.
+func (m *Manifest) textEqual(o *Manifest) bool {
+	return m.Tokenizer == o.Tokenizer && m.Code == o.Code && slices.Equal(m.Narrative, o.Narrative)
 }
 
 // ChangedNarrative returns the narrative files added, removed or changed
@@ -116,6 +155,9 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 	fmt.Fprintf(&b, "%s\ntokenizer %d\nref %s\n", manifestVersion, m.Tokenizer, m.Ref)
 	for _, h := range m.Heads {
 		fmt.Fprintf(&b, "head %s\n", h)
+	}
+	if !m.Code.IsZero() {
+		fmt.Fprintf(&b, "code %s\n", m.Code)
 	}
 	for _, f := range m.Narrative {
 		if strings.ContainsAny(f.Path, "\t\n\r") {
@@ -162,6 +204,12 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 				return bad(n, "bad or unordered head")
 			}
 			m.Heads = append(m.Heads, id)
+		case strings.HasPrefix(line, "code "):
+			id, err := object.ParseID(line[len("code "):])
+			if err != nil || id.IsZero() || !m.Code.IsZero() || len(m.Narrative) > 0 {
+				return bad(n, "bad or repeated code key")
+			}
+			m.Code = id
 		case strings.HasPrefix(line, "file "):
 			f := strings.SplitN(line[len("file "):], "\t", 3)
 			if len(f) != 3 || f[2] == "" {

@@ -60,11 +60,6 @@ func openSegment(dir string) (_ *segment, err error) {
 		return nil, err
 	}
 	s.meta = meta
-	if _, err := os.Stat(filepath.Join(dir, commitsFile)); err == nil {
-		if err := openTables(dir, []tableSpec{{commitsFile, "commits", &s.commits}}); err != nil {
-			return nil, err
-		}
-	}
 
 	stats, ok := meta.Get([]byte("stats"))
 	if !ok {

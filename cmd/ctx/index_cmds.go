@@ -166,17 +166,17 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 		defer gx.Close()
 		return c.neighbors(app, gx)
 	}
-	ix, err := openIndex(app, r)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
 	if c.Namespace == "commit" {
 		id, err := r.Resolve(c.Key)
 		if err != nil {
 			return err
 		}
-		snap, ok, err := ix.Commit(id)
+		gx, err := index.OpenGraph(app.Ctx, r)
+		if err != nil {
+			return err
+		}
+		defer gx.Close()
+		snap, ok, err := gx.Commit(id)
 		if err != nil {
 			return err
 		}
@@ -197,6 +197,11 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 		}
 		return nil
 	}
+	ix, err := openIndex(app, r)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
 	var docs []uint32
 	if c.Namespace == "term" {
 		p, df := ix.Postings(c.Key)
