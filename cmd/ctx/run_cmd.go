@@ -257,7 +257,7 @@ func (a *App) lockForCommand(name string) (*repo.Writer, error) {
 	}
 	a.cleanup = append(a.cleanup, func() {
 		for _, n := range w.Notices {
-			fmt.Fprintf(a.Stderr, "ctx: %s\n", n)
+			a.notice(map[string]any{"notice": n}, "ctx: %s\n", n)
 		}
 		_ = w.Unlock()
 	})

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -346,6 +347,18 @@ var narrativeCommands = map[string]object.StepKind{
 	"tag": object.StepNote, "untag": object.StepNote, "supersede": object.StepNote, "summarize": object.StepNote,
 }
 
+// notice tells the user something on stderr besides the command's own
+// output: as a JSON line with --json (stdout holds the command's JSON
+// document), else as text.
+func (a *App) notice(v any, format string, args ...any) {
+	if a.Globals != nil && a.Globals.JSON {
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(a.Stderr, "%s\n", b)
+		return
+	}
+	fmt.Fprintf(a.Stderr, format, args...)
+}
+
 // narrativeStepKind returns the step kind of a command that changes only
 // narrative files; false for any other command.
 func narrativeStepKind(cmd string) (object.StepKind, bool) {
@@ -383,12 +396,12 @@ func (a *App) narrativeStep(cmd string) error {
 	if err != nil {
 		return fmt.Errorf("the narrative was written, but recording it as a step of session %s failed (ctx stage flush retries): %w", s.ID, err)
 	}
-	if res.Committed && !a.Globals.JSON {
+	if res.Committed {
 		step := res.ID
 		if ns, err := w.OpenSession(s.ID); err == nil {
 			step = ns.State.Head
 		}
-		fmt.Fprintf(a.Stderr, "ctx: session %s: step %s\n", s.ID, step.Short())
+		a.notice(map[string]any{"session": s.ID, "step": step}, "ctx: session %s: step %s\n", s.ID, step.Short())
 	}
 	return nil
 }
