@@ -76,8 +76,35 @@ func CatalogOf(files []FileSource) *Catalog {
 	return c
 }
 
+// ConflictHelp explains git conflict markers in a narrative file.
+const ConflictHelp = "git conflict markers (<<<<<<<, =======, >>>>>>>): a merge found two people changing the same lines of this file. " +
+	"Keep the text you want between the markers, delete the three marker lines, then run ctx commit (and commit to git). " +
+	"Until then ctx reads the file with the markers as text; the rest of the store works as usual"
+
+// ConflictLine returns the line of the first git conflict marker
+// ("<<<<<<< " at the start of a line, followed by "=======" and ">>>>>>> "
+// lines), or 0 when src has none.
+func ConflictLine(src []byte) int {
+	start, stage := 0, 0
+	for i, line := range strings.Split(string(src), "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		switch {
+		case stage == 0 && strings.HasPrefix(line, "<<<<<<< ") || line == "<<<<<<<":
+			start, stage = i+1, 1
+		case stage == 1 && line == "=======":
+			stage = 2
+		case stage == 2 && (strings.HasPrefix(line, ">>>>>>> ") || line == ">>>>>>>"):
+			return start
+		}
+	}
+	return 0
+}
+
 // add parses one file into the catalog; files come in path order.
 func (c *Catalog) add(path string, src []byte) {
+	if line := ConflictLine(src); line > 0 {
+		c.Problems = append(c.Problems, Problem{Path: path, Line: line, Msg: ConflictHelp})
+	}
 	n, probs := ParseNode(path, src)
 	c.Problems = append(c.Problems, probs...)
 	if n == nil {

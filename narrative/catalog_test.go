@@ -271,3 +271,26 @@ func TestLoadEmpty(t *testing.T) {
 		})
 	}
 }
+
+func TestConflictLine(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want int
+	}{
+		{"# T\n\nbody\n", 0},
+		{"# T\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> main\n", 2},
+		{"# T\r\n<<<<<<< HEAD\r\nmine\r\n=======\r\ntheirs\r\n>>>>>>> abc\r\n", 2},
+		{"# T\n<<<<<<< HEAD\nmine\n", 0},               // no separator: not a conflict
+		{"# T\n=======\n>>>>>>> x\n", 0},               // no start
+		{"text <<<<<<< HEAD\n=======\n>>>>>>> x\n", 0}, // not at a line start
+		{"# Setext\n=======\n", 0},
+	} {
+		if got := ConflictLine([]byte(tc.src)); got != tc.want {
+			t.Errorf("ConflictLine(%q) = %d, want %d", tc.src, got, tc.want)
+		}
+	}
+	c := CatalogOf([]FileSource{{Path: "log/2026-11-22.md", Src: []byte("# 2026-11-22\n<<<<<<< HEAD\n- 10:00 a\n=======\n- 10:00 b\n>>>>>>> x\n")}})
+	if len(c.Problems) != 1 || c.Problems[0].Line != 2 || !strings.Contains(c.Problems[0].Msg, "conflict markers") {
+		t.Errorf("problems = %+v", c.Problems)
+	}
+}

@@ -187,3 +187,97 @@ func TestGitMergeOfNarrative(t *testing.T) {
 		}
 	}
 }
+
+// TestNarrativeConflictExplained: the one conflict git may report is two
+// people rewriting the same line of the same narrative file. ctx then
+// names the file and line and says how to resolve it, and every command
+// keeps working on the rest of the store; once resolved, all is clean.
+func TestNarrativeConflictExplained(t *testing.T) {
+	git := lookGit(t)
+	ctx, _ := binaries(t)
+	top := t.TempDir()
+	genv := gitEnv(top)
+	g := func(dir string, args ...string) string { t.Helper(); return must(t, dir, genv, "", git, args...) }
+	c := func(dir string, args ...string) string { t.Helper(); return must(t, dir, genv, "", ctx, args...) }
+	origin := filepath.Join(top, "origin")
+	writeFiles(t, origin, map[string]string{"README.md": "# p\n"})
+	g(origin, "init", "-q", "-b", "main")
+	c(origin, "init")
+	id := c(origin, "add", "fact", "The port is 8080", "--body", "Set in config.go.")
+	c(origin, "add", "note", "Unrelated note")
+	c(origin, "commit", "-m", "start")
+	g(origin, "add", "-A")
+	g(origin, "commit", "-q", "-m", "start")
+	ada, bob := filepath.Join(top, "ada"), filepath.Join(top, "bob")
+	g(top, "clone", "-q", origin, ada)
+	g(top, "clone", "-q", origin, bob)
+	var shown struct {
+		File string `json:"file"`
+	}
+	if err := json.Unmarshal([]byte(c(ada, "--json", "show", id)), &shown); err != nil {
+		t.Fatal(err)
+	}
+	for who, dir := range map[string]string{"ada": ada, "bob": bob} {
+		p := filepath.Join(dir, shown.File)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := strings.Replace(string(data), "Set in config.go.", "Set in config.go by "+who+".", 1)
+		if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c(dir, "commit", "-m", who+" edits the fact")
+		g(dir, "add", "-A")
+		g(dir, "commit", "-q", "-m", who)
+	}
+	// .ctx/.gitattributes merges narrative files with git's union driver,
+	// which keeps both lines; a merge that ignores it (a web merge, a
+	// tool with its own settings) leaves conflict markers. Make ada's
+	// git ignore it.
+	if err := os.WriteFile(filepath.Join(ada, ".git", "info", "attributes"), []byte("*.md merge=text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, ada, genv, "", git, "pull", "-q", "--no-rebase", "--no-edit", bob, "main")
+	if r.code == 0 || !strings.Contains(r.stdout+r.stderr, shown.File) {
+		t.Fatalf("git pull of the same line: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// ctx explains, and keeps working.
+	st := c(ada, "status")
+	if !strings.Contains(st, filepath.ToSlash(strings.TrimPrefix(shown.File, ".ctx/"))) || !strings.Contains(st, "git conflict markers") || !strings.Contains(st, "delete the three marker lines") {
+		t.Fatalf("status does not explain the conflict:\n%s", st)
+	}
+	if v := run(t, ada, genv, "", ctx, "verify"); v.code != 0 || !strings.Contains(v.stdout+v.stderr, "git conflict markers") {
+		t.Fatalf("verify: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	if out := c(ada, "list"); !strings.Contains(out, "Unrelated note") {
+		t.Fatalf("list during the conflict:\n%s", out)
+	}
+	if out := c(ada, "search", "unrelated"); !strings.Contains(out, "Unrelated note") {
+		t.Fatalf("search during the conflict:\n%s", out)
+	}
+	// Resolve: keep both words, drop the markers.
+	p := filepath.Join(ada, shown.File)
+	data, _ := os.ReadFile(p)
+	var kept []string
+	for _, l := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.HasPrefix(l, "<<<<<<<"), l == "=======", strings.HasPrefix(l, ">>>>>>>"):
+		case strings.Contains(l, "by bob."):
+		default:
+			kept = append(kept, strings.Replace(l, "by ada.", "by ada and bob.", 1))
+		}
+	}
+	if err := os.WriteFile(p, []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c(ada, "commit", "-m", "Resolve the fact")
+	g(ada, "add", "-A")
+	g(ada, "commit", "-q", "-m", "resolved")
+	if v := run(t, ada, genv, "", ctx, "verify"); v.code != 0 || strings.Contains(v.stdout+v.stderr, "conflict") {
+		t.Fatalf("verify after resolving: exit %d\n%s%s", v.code, v.stdout, v.stderr)
+	}
+	if out := c(ada, "show", id); !strings.Contains(out, "by ada and bob.") {
+		t.Fatalf("show after resolving:\n%s", out)
+	}
+}
