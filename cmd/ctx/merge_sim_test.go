@@ -17,15 +17,16 @@ import (
 // clone one shared repository (a bare "origin", as on a git host) with a
 // ctx store and, for round after round, each does a random mix of ctx
 // work — notes, decisions, facts, tasks, tags and untags, supersedes,
-// deletions, relations and unlinks, code edits with ctx add code, whole staging
-// sessions with compaction, hand edits of node files, narrative commits —
+// deletions, relations and unlinks, code edits with ctx add code, whole
+// staging sessions with compaction, hand edits of node files, narrative
+// commits —
 // commits it to git; then teammates in a random order pull the others'
 // work with plain `git pull` (a merge) or `git pull --rebase` (no
 // ctx-specific git configuration), and push. After every pull: git
 // reported no conflict, ctx verify is clean, every node, tag, deletion,
-// supersede, relation and ctx commit the puller has now seen is there,
-// and a search and a query find the last pusher's latest note (the index
-// refreshed by itself).
+// supersede, relation, journal line and ctx commit the puller has now
+// seen is there, and a search and a query find the last pusher's latest
+// note (the index refreshed by itself).
 //
 // CTX_MERGE_SEED picks the seed (default 1: CI's fixed one; "random" for
 // a new one, printed), CTX_MERGE_MERGES the number of pulls (default 200).
@@ -78,7 +79,11 @@ func TestMergeSimulation(t *testing.T) {
 			clean++
 		}
 	}
-	t.Logf("clean merges: %d of %d (100%%): %v; %d ctx commits, %d nodes; operations %v", clean, done, sim.pulls, len(sim.origin.commits), len(sim.origin.nodes), sim.ops)
+	lines := 0
+	for _, l := range sim.origin.journal {
+		lines += len(l)
+	}
+	t.Logf("clean merges: %d of %d (100%%): %v; %d ctx commits, %d nodes, %d journal lines; operations %v", clean, done, sim.pulls, len(sim.origin.commits), len(sim.origin.nodes), lines, sim.ops)
 }
 
 type mergeSim struct {
@@ -106,10 +111,13 @@ type teammate struct {
 	// relations: node → each assertion of "node mentions src/app.go" it
 	// has seen (by who and when) → alive (false: an unlink saw it).
 	relations map[string]map[string]bool
-	latest    string   // a word only this clone's latest note holds
-	latestID  string   // that note
-	own       []string // nodes this teammate created (it alone deletes or supersedes them)
-	edits     int      // hand edits and code edits, for unique texts
+	// journal: every line of the journals (daily logs, decisions.md) this
+	// clone has seen, by file; journals only grow.
+	journal  map[string]map[string]bool
+	latest   string   // a word only this clone's latest note holds
+	latestID string   // that note
+	own      []string // nodes this teammate created (it alone deletes or supersedes them)
+	edits    int      // hand edits and code edits, for unique texts
 }
 
 type nodeExpect struct {
@@ -147,12 +155,12 @@ func newMergeSim(t *testing.T, git, ctx string, seed uint64) *mergeSim {
 	s.g(first, "commit", "-q", "-m", "start")
 	origin := filepath.Join(top, "origin.git")
 	s.g(top, "clone", "-q", "--bare", first, origin)
-	s.origin = &teammate{name: "origin", dir: origin, nodes: map[string]*nodeExpect{}, commits: map[string]bool{}, relations: map[string]map[string]bool{}}
+	s.origin = &teammate{name: "origin", dir: origin, nodes: map[string]*nodeExpect{}, commits: map[string]bool{}, relations: map[string]map[string]bool{}, journal: map[string]map[string]bool{}}
 	s.origin.commits[s.c(first, "rev-parse", "main")] = true
 	for _, name := range []string{"ada", "bob", "cy"} {
 		dir := filepath.Join(top, name)
 		s.g(top, "clone", "-q", origin, dir)
-		tm := &teammate{name: name, dir: dir, nodes: map[string]*nodeExpect{}, commits: map[string]bool{}, relations: map[string]map[string]bool{}}
+		tm := &teammate{name: name, dir: dir, nodes: map[string]*nodeExpect{}, commits: map[string]bool{}, relations: map[string]map[string]bool{}, journal: map[string]map[string]bool{}}
 		tm.commits[s.c(dir, "rev-parse", "main")] = true
 		s.team = append(s.team, tm)
 	}
@@ -227,9 +235,41 @@ func (s *mergeSim) work(tm *teammate) {
 		s.c(tm.dir, "commit", "-m", fmt.Sprintf("%s work %d", tm.name, tm.n))
 	}
 	s.recordHead(tm)
+	s.readJournals(tm, func(file, line string) {
+		if tm.journal[file] == nil {
+			tm.journal[file] = map[string]bool{}
+		}
+		tm.journal[file][line] = true
+	})
 	s.g(tm.dir, "add", "-A")
 	if s.g(tm.dir, "status", "--porcelain") != "" {
 		s.g(tm.dir, "commit", "-q", "-m", fmt.Sprintf("%s round %d", tm.name, tm.n))
+	}
+}
+
+// readJournals calls fn for every non-empty line of tm's journals: the
+// daily logs and decisions.md.
+func (s *mergeSim) readJournals(tm *teammate, fn func(file, line string)) {
+	s.t.Helper()
+	narr := filepath.Join(tm.dir, ".ctx", "narrative")
+	files, err := filepath.Glob(filepath.Join(narr, "log", "*.md"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for _, p := range append(files, filepath.Join(narr, "decisions.md")) {
+		data, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(narr, p)
+		for _, l := range strings.Split(string(data), "\n") {
+			if strings.TrimSpace(l) != "" {
+				fn(filepath.ToSlash(rel), l)
+			}
+		}
 	}
 }
 
@@ -462,6 +502,7 @@ func (s *mergeSim) pull(a *teammate) {
 		a.commits[c] = true
 	}
 	mergeRelations(a.relations, b.relations)
+	mergeJournal(a.journal, b.journal)
 	s.pulls[how]++
 	s.check(a, b, how)
 	// Reconcile the heads the merge left, and share that as any change.
@@ -481,6 +522,7 @@ func (s *mergeSim) pull(a *teammate) {
 		o.commits[c] = true
 	}
 	mergeRelations(o.relations, a.relations)
+	mergeJournal(o.journal, a.journal)
 	if a.latest != "" {
 		o.latest, o.latestID = a.latest, a.latestID
 	}
@@ -499,6 +541,18 @@ func mergeRelations(dst, src map[string]map[string]bool) {
 			} else {
 				dst[id][add] = alive
 			}
+		}
+	}
+}
+
+// mergeJournal adds the journal lines src has seen to dst.
+func mergeJournal(dst, src map[string]map[string]bool) {
+	for file, lines := range src {
+		if dst[file] == nil {
+			dst[file] = map[string]bool{}
+		}
+		for l := range lines {
+			dst[file][l] = true
 		}
 	}
 }
@@ -566,6 +620,21 @@ func (s *mergeSim) check(a, b *teammate, how string) {
 	for c := range a.commits {
 		if !inLog[c] {
 			s.t.Fatalf("%s: ctx commit %s is not in the history", where, c[:12])
+		}
+	}
+	// Journals: every line seen is still there.
+	have := map[string]map[string]bool{}
+	s.readJournals(a, func(file, line string) {
+		if have[file] == nil {
+			have[file] = map[string]bool{}
+		}
+		have[file][line] = true
+	})
+	for file, lines := range a.journal {
+		for l := range lines {
+			if !have[file][l] {
+				s.t.Fatalf("%s: journal %s lost the line %q", where, file, l)
+			}
 		}
 	}
 	// Relations: every node related to src/app.go mentions it.
