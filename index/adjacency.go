@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -25,9 +26,13 @@ const (
 	nsGraph   = 'g'         // keys: node name ("kind:key") → its node number
 )
 
-// adjacency is the commit-recorded graph of the heads, numbered.
+// adjacency is a graph segment's part of the graph, numbered: the
+// code graph's nodes from 0, or the nodes the graph segment adds, from
+// first (the code graph's node count). Its edges are by node numbers of
+// both.
 type adjacency struct {
-	nodes  []graph.NodeID // by number: sorted by kind, key, id
+	first  uint32
+	nodes  []graph.NodeID // by number less first: sorted by kind, key, id
 	labels []graph.Label  // sorted; adjEdge.label indexes it
 	// out and in hold the edges by confidence (high, medium, low), each
 	// list sorted and distinct: node, label, then other; in is seen from
@@ -70,23 +75,67 @@ func (e adjEdge) compare(f adjEdge) int {
 	return cmp.Compare(e.other, f.other)
 }
 
-// collectAdjacency builds the whole graph of the heads and the working
-// narrative (edge batches, code, build graphs, diagnostics, and the
-// edges the narrative declares), as ctx edges sees it, and numbers its
-// nodes deterministically.
-func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID, vs *versions) (*adjacency, error) {
+// collectCodeGraph builds the graph of the heads' snapshots (code,
+// build graphs, diagnostics) and numbers its nodes from 0.
+func collectCodeGraph(ctx context.Context, r *repo.Repo, heads []object.ID, vs *versions) (*adjacency, error) {
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: narrative.CatalogOf(nil), NoNarrative: true, NoBatches: true, FileVersion: vs.get})
+	if err != nil {
+		return nil, fmt.Errorf("index: code graph: %w", err)
+	}
+	return number(g, 0, nil)
+}
+
+// collectGraph builds the rest of the graph of the heads and the working
+// narrative (edge batches with their tombstones, the edges the narrative
+// declares), as ctx edges sees it together with the code graph base, and
+// numbers the nodes base lacks after base's.
+func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, base *graphPart) (*adjacency, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
 		return nil, err
 	}
-	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat, FileVersion: vs.get})
+	var lookupErr error
+	item := func(key string) (graph.NodeID, bool) {
+		n, ok, err := base.lookup(graph.NodeID{Kind: graph.NodeItem, Key: key}.Name())
+		if err == nil && ok {
+			var id graph.NodeID
+			if id, err = base.node(n); err == nil {
+				return id, true
+			}
+		}
+		if err != nil && lookupErr == nil {
+			lookupErr = err
+		}
+		return graph.NodeID{}, false
+	}
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat, NoCode: true, Item: item})
 	if err != nil {
 		return nil, fmt.Errorf("index: graph: %w", err)
 	}
+	if lookupErr != nil {
+		return nil, lookupErr
+	}
+	return number(g, base.count, base)
+}
+
+// number numbers the nodes of g that base (nil: none) lacks from first,
+// sorted by kind, key and id, and lists g's edges by number.
+func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 	n := g.Len()
-	order := make([]int32, n)
-	for i := range order {
-		order[i] = int32(i)
+	num := make([]uint32, n)
+	var order []int32
+	for i := int32(0); i < int32(n); i++ {
+		if base != nil {
+			k, ok, err := base.lookupID(g.Node(i))
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				num[i] = k
+				continue
+			}
+		}
+		order = append(order, i)
 	}
 	sort.Slice(order, func(a, b int) bool {
 		x, y := g.Node(order[a]), g.Node(order[b])
@@ -98,10 +147,9 @@ func collectAdjacency(ctx context.Context, r *repo.Repo, heads []object.ID, vs *
 		}
 		return x.ID.Compare(y.ID) < 0
 	})
-	num := make([]uint32, n)
-	a := &adjacency{nodes: make([]graph.NodeID, n)}
+	a := &adjacency{first: first, nodes: make([]graph.NodeID, len(order))}
 	for k, i := range order {
-		num[i] = uint32(k)
+		num[i] = first + uint32(k)
 		a.nodes[k] = g.Node(i)
 	}
 	// Labels are numbered in their order, so that sorting by number
@@ -170,14 +218,15 @@ func (a *adjacency) write(dir string, keys map[string][]uint32) error {
 	var k [4]byte
 	var v []byte
 	for i, n := range a.nodes {
-		binary.BigEndian.PutUint32(k[:], uint32(i))
+		num := a.first + uint32(i)
+		binary.BigEndian.PutUint32(k[:], num)
 		v = append(v[:0], n.ID[:]...)
 		v = appendString(v, string(n.Kind))
 		v = appendString(v, n.Key)
 		if err := nodesOut.w.Add(k[:], v); err != nil {
 			return err
 		}
-		keys[string(nsGraph)+n.Name()] = append(keys[string(nsGraph)+n.Name()], uint32(i))
+		keys[string(nsGraph)+n.Name()] = append(keys[string(nsGraph)+n.Name()], num)
 	}
 	if err := nodesOut.close(); err != nil {
 		return err
@@ -216,20 +265,15 @@ type Neighbor struct {
 	Node  graph.NodeID
 }
 
-// GraphIndex is the open graph segment: the adjacency of the heads'
-// commit-recorded graph.
-type GraphIndex struct {
-	dir     string
-	nodes   *table.Table
-	adj     *table.Table
-	keys    *table.Table
-	commits *table.Table
+// graphPart is an open graph or code graph segment.
+type graphPart struct {
+	nodes, adj, keys *table.Table
+	count            uint32 // its manifest's Nodes: of a code graph, its nodes
 }
 
-// Close unmaps the tables.
-func (gx *GraphIndex) Close() error {
+func (p *graphPart) close() error {
 	var errs []error
-	for _, t := range []*table.Table{gx.nodes, gx.adj, gx.keys, gx.commits} {
+	for _, t := range []*table.Table{p.nodes, p.adj, p.keys} {
 		if t != nil {
 			errs = append(errs, t.Close())
 		}
@@ -237,36 +281,181 @@ func (gx *GraphIndex) Close() error {
 	return errors.Join(errs...)
 }
 
-func openGraphSegment(dir string) (*GraphIndex, error) {
-	gx := &GraphIndex{dir: dir}
-	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &gx.nodes}, {adjFile, "adj", &gx.adj}, {keysFile, "keys", &gx.keys}, {commitsFile, "commits", &gx.commits}}); err != nil {
+// openGraphPart opens the adjacency tables of a graph or code graph
+// segment.
+func openGraphPart(dir string) (*graphPart, error) {
+	p := &graphPart{}
+	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &p.nodes}, {adjFile, "adj", &p.adj}, {keysFile, "keys", &p.keys}}); err != nil {
+		p.close()
+		return nil, err
+	}
+	if m := readManifest(dir); m != nil {
+		p.count = m.Nodes
+	} else {
+		p.close()
+		return nil, fmt.Errorf("%w: graph segment %s has no manifest", ErrCorrupt, filepath.Base(dir))
+	}
+	return p, nil
+}
+
+// lookup returns the first node named name.
+func (p *graphPart) lookup(name string) (uint32, bool, error) {
+	nums, err := p.named(name)
+	if err != nil || len(nums) == 0 {
+		return 0, false, err
+	}
+	return nums[0], true, nil
+}
+
+// named returns the nodes named name.
+func (p *graphPart) named(name string) ([]uint32, error) {
+	v, ok := p.keys.Get(append([]byte{nsGraph}, name...))
+	if !ok {
+		return nil, p.keys.Err()
+	}
+	nums, err := table.DecodeUvarintDeltas(nil, v)
+	if err != nil || len(nums) == 0 {
+		return nil, fmt.Errorf("%w: graph key %q", ErrCorrupt, name)
+	}
+	return nums, nil
+}
+
+// lookupID returns the number of node id.
+func (p *graphPart) lookupID(id graph.NodeID) (uint32, bool, error) {
+	nums, err := p.named(id.Name())
+	if err != nil {
+		return 0, false, err
+	}
+	for _, n := range nums {
+		got, err := p.node(n)
+		if err != nil {
+			return 0, false, err
+		}
+		if got.ID == id.ID {
+			return n, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
+// node returns node n, which this part must hold.
+func (p *graphPart) node(n uint32) (graph.NodeID, error) {
+	var k [4]byte
+	binary.BigEndian.PutUint32(k[:], n)
+	v, ok := p.nodes.Get(k[:])
+	if !ok || len(v) < object.IDSize {
+		if err := p.nodes.Err(); err != nil {
+			return graph.NodeID{}, err
+		}
+		return graph.NodeID{}, fmt.Errorf("%w: no node %d", ErrCorrupt, n)
+	}
+	var id graph.NodeID
+	copy(id.ID[:], v)
+	r := &recordReader{b: v[object.IDSize:]}
+	id.Kind = graph.NodeKind(r.string())
+	id.Key = r.string()
+	return id, r.err
+}
+
+// adjacent appends to res the neighbours of n this part lists, out of it
+// or into it, over the labels given (none: all), by edges of confidence
+// rank c.
+func (p *graphPart) adjacent(res []Adjacency, n NodeNum, dir byte, labels []graph.Label) ([]Adjacency, error) {
+	var prefix [5]byte
+	prefix[0] = dir
+	binary.BigEndian.PutUint32(prefix[1:], n)
+	it := p.adj.Prefix(prefix[:])
+	for it.Next() {
+		lb := it.Key()[5:]
+		if len(labels) > 0 && !slices.ContainsFunc(labels, func(l graph.Label) bool { return string(l) == string(lb) }) {
+			continue
+		}
+		label := graph.Label(strings.Clone(string(lb)))
+		var d table.DeltaIter
+		d.Reset(it.Value())
+		for d.Next() {
+			res = append(res, Adjacency{Label: label, Node: d.Value()})
+		}
+		if err := d.Err(); err != nil {
+			return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
+		}
+	}
+	return res, it.Err()
+}
+
+// GraphIndex is the open graph: the adjacency of the heads' graph in two
+// segments, the code graph and the graph segment that extends it, and
+// the history's commits.
+type GraphIndex struct {
+	code, rest *graphPart
+	commits    *table.Table
+}
+
+// Close unmaps the tables.
+func (gx *GraphIndex) Close() error {
+	var errs []error
+	for _, p := range []*graphPart{gx.code, gx.rest} {
+		if p != nil {
+			errs = append(errs, p.close())
+		}
+	}
+	if gx.commits != nil {
+		errs = append(errs, gx.commits.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// openGraph opens a graph segment and the code graph segment it extends.
+func openGraph(dir, codeDir string) (*GraphIndex, error) {
+	gx := &GraphIndex{}
+	var err error
+	if gx.code, err = openGraphPart(codeDir); err == nil {
+		if gx.rest, err = openGraphPart(dir); err == nil {
+			err = openTables(dir, []tableSpec{{commitsFile, "commits", &gx.commits}})
+		}
+	}
+	if err == nil && gx.code.count != gx.rest.count {
+		err = fmt.Errorf("%w: the graph segment extends a code graph of %d nodes, not %d", ErrCorrupt, gx.rest.count, gx.code.count)
+	}
+	if err != nil {
 		gx.Close()
 		return nil, err
 	}
 	return gx, nil
 }
 
-// OpenGraph returns the graph segment, fresh: built, under the index
-// lock, when it is missing or the heads moved since it was. It is not
-// part of what a search needs, so only its first user pays for it.
+// OpenGraph returns the graph, fresh: its segments built, under the
+// index lock, when missing or stale. The code graph is rebuilt only when
+// the heads' snapshots changed; a commit of notes or edges rebuilds the
+// small graph segment alone. The graph is not part of what a search
+// needs, so only its first user pays for it.
 func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	m, err := CurrentManifest(r)
 	if err != nil {
 		return nil, err
 	}
-	if dir := current(r)[partGraph]; dir != "" && partFresh(partGraph, readManifest(dir), m) {
-		if gx, err := openGraphSegment(dir); err == nil {
-			return gx, nil
+	open := func() (*GraphIndex, bool) {
+		cur := current(r)
+		if cur[partGraph] == "" || cur[partCodeGraph] == "" {
+			return nil, false
 		}
+		if !partFresh(partGraph, readManifest(cur[partGraph]), m) || !partFresh(partCodeGraph, readManifest(cur[partCodeGraph]), m) {
+			return nil, false
+		}
+		gx, err := openGraph(cur[partGraph], cur[partCodeGraph])
+		return gx, err == nil
 	}
-	if _, err := rebuild(ctx, r, BuildOptions{IfStale: true}, [3]bool{false, false, true}); err != nil {
+	if gx, ok := open(); ok {
+		return gx, nil
+	}
+	if _, err := rebuild(ctx, r, BuildOptions{IfStale: true}, [nParts]bool{partGraph: true, partCodeGraph: true}); err != nil {
 		return nil, err
 	}
-	dir := current(r)[partGraph]
-	if dir == "" {
+	cur := current(r)
+	if cur[partGraph] == "" || cur[partCodeGraph] == "" {
 		return nil, fmt.Errorf("%w: no graph segment after a rebuild", ErrCorrupt)
 	}
-	return openGraphSegment(dir)
+	return openGraph(cur[partGraph], cur[partCodeGraph])
 }
 
 // Neighbors returns the nodes next to the node named name ("kind:key",
@@ -308,15 +497,10 @@ type Adjacency struct {
 // Lookup returns the number of the node named name; false if the graph
 // has no such node.
 func (gx *GraphIndex) Lookup(name string) (NodeNum, bool, error) {
-	v, ok := gx.keys.Get(append([]byte{nsGraph}, name...))
-	if !ok {
-		return 0, false, gx.keys.Err()
+	if n, ok, err := gx.code.lookup(name); err != nil || ok {
+		return n, ok, err
 	}
-	nums, err := table.DecodeUvarintDeltas(nil, v)
-	if err != nil || len(nums) == 0 {
-		return 0, false, fmt.Errorf("%w: graph key %q", ErrCorrupt, name)
-	}
-	return nums[0], true, nil
+	return gx.rest.lookup(name)
 }
 
 // Adjacent returns the neighbours of node n, out of it or into it, over
@@ -328,32 +512,25 @@ func (gx *GraphIndex) Adjacent(n NodeNum, out bool, min graph.Confidence, labels
 		dirs = dirOut
 	}
 	var res []Adjacency
+	lists := 0
 	for c := 0; c <= confRank(min); c++ {
-		var prefix [5]byte
-		prefix[0] = dirs[c]
-		binary.BigEndian.PutUint32(prefix[1:], n)
-		it := gx.adj.Prefix(prefix[:])
-		for it.Next() {
-			lb := it.Key()[5:]
-			if len(labels) > 0 && !slices.ContainsFunc(labels, func(l graph.Label) bool { return string(l) == string(lb) }) {
-				continue
+		for _, p := range []*graphPart{gx.code, gx.rest} {
+			if p == gx.code && n >= gx.code.count {
+				continue // a node of the graph segment: no code edges
 			}
-			label := graph.Label(strings.Clone(string(lb)))
-			var d table.DeltaIter
-			d.Reset(it.Value())
-			for d.Next() {
-				res = append(res, Adjacency{Label: label, Node: d.Value()})
+			k := len(res)
+			var err error
+			if res, err = p.adjacent(res, n, dirs[c], labels); err != nil {
+				return nil, err
 			}
-			if err := d.Err(); err != nil {
-				return nil, fmt.Errorf("%w: adjacency: %v", ErrCorrupt, err)
+			if len(res) > k {
+				lists++
 			}
-		}
-		if err := it.Err(); err != nil {
-			return nil, err
 		}
 	}
-	if confRank(min) > 0 {
-		// Lists of several confidences: one order, each neighbour once.
+	if lists > 1 {
+		// Lists of several confidences or segments: one order, each
+		// neighbour once.
 		slices.SortFunc(res, func(x, y Adjacency) int {
 			return cmp.Or(strings.Compare(string(x.Label), string(y.Label)), cmp.Compare(x.Node, y.Node))
 		})
@@ -363,20 +540,9 @@ func (gx *GraphIndex) Adjacent(n NodeNum, out bool, min graph.Confidence, labels
 }
 
 // Node returns node n of the graph.
-func (gx *GraphIndex) Node(n NodeNum) (graph.NodeID, error) { return gx.node(n) }
-
-// node returns node n of the graph.
-func (gx *GraphIndex) node(n uint32) (graph.NodeID, error) {
-	var k [4]byte
-	binary.BigEndian.PutUint32(k[:], n)
-	v, ok := gx.nodes.Get(k[:])
-	if !ok || len(v) < object.IDSize {
-		return graph.NodeID{}, fmt.Errorf("%w: no node %d", ErrCorrupt, n)
+func (gx *GraphIndex) Node(n NodeNum) (graph.NodeID, error) {
+	if n < gx.code.count {
+		return gx.code.node(n)
 	}
-	var id graph.NodeID
-	copy(id.ID[:], v)
-	r := &recordReader{b: v[object.IDSize:]}
-	id.Kind = graph.NodeKind(r.string())
-	id.Key = r.string()
-	return id, r.err
+	return gx.rest.node(n)
 }

@@ -52,14 +52,20 @@ type Index struct {
 }
 
 // The parts of the index: the two text segments, in document order, and
-// the graph's adjacency, built when first asked for.
+// the graph's adjacency in two segments, built when first asked for: the
+// code graph (the heads' snapshots: code, build graphs, diagnostics),
+// which changes only with the code, and the graph segment, which extends
+// it with the edge batches' and the narrative's edges and holds the
+// history's commits.
 const (
 	partCode = iota
 	partNarrative
 	partGraph
+	partCodeGraph
+	nParts
 )
 
-var partNames = [3]string{"code", "narrative", "graph"}
+var partNames = [nParts]string{"code", "narrative", "graph", "codegraph"}
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
@@ -77,7 +83,7 @@ func newIndex(code, narr *segment) *Index {
 	ix := &Index{segs: [2]*segment{code, narr}}
 	narr.base = code.stats.Docs
 	ix.stats = text.Stats{Docs: code.stats.Docs + narr.stats.Docs, Tokens: code.stats.Tokens + narr.stats.Tokens}
-	ix.Manifest = &Manifest{Tokenizer: code.manifest.Tokenizer, Ref: code.manifest.Ref, Heads: code.manifest.Heads, Code: code.manifest.Code, Narrative: narr.manifest.Narrative}
+	ix.Manifest = &Manifest{Tokenizer: code.manifest.Tokenizer, Ref: code.manifest.Ref, Heads: code.manifest.Heads, Code: code.manifest.Code, CodeGraph: code.manifest.CodeGraph, Narrative: narr.manifest.Narrative}
 	return ix
 }
 
@@ -545,8 +551,8 @@ type Status struct {
 
 // current returns the segment directories CURRENT names, by part; ""
 // for a part it does not name.
-func current(r *repo.Repo) [3]string {
-	var dirs [3]string
+func current(r *repo.Repo) [nParts]string {
+	var dirs [nParts]string
 	data, err := os.ReadFile(filepath.Join(Dir(r), currentFile))
 	if err != nil {
 		return dirs
@@ -555,7 +561,7 @@ func current(r *repo.Repo) [3]string {
 		part, name, ok := strings.Cut(l, " ")
 		i := slices.Index(partNames[:], part)
 		if !ok || i < 0 || !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, "/\\") {
-			return [3]string{}
+			return [nParts]string{}
 		}
 		dirs[i] = filepath.Join(Dir(r), name)
 	}
@@ -593,8 +599,11 @@ func partFresh(part int, built, m *Manifest) bool {
 		return narr
 	case partGraph:
 		// Every commit's edge batches, the narrative's edges and the
-		// history's commits.
-		return narr && heads
+		// history's commits, numbered after the code graph's nodes (the
+		// same for the same key: its build is deterministic).
+		return narr && heads && built.CodeGraph == m.CodeGraph
+	case partCodeGraph:
+		return !built.CodeGraph.IsZero() && built.CodeGraph == m.CodeGraph
 	}
 	// The code's documents derive from the heads' code snapshots alone.
 	return !built.Code.IsZero() && built.Code == m.Code
@@ -676,25 +685,40 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 }
 
 // buildPart writes the segment of one part of the store as m describes
-// it into dir, which must not exist.
-func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, vs *versions, opts BuildOptions) (*BuildStats, error) {
+// it into dir, which must not exist. The graph segment extends the code
+// graph segment in base.
+func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir, base string, vs *versions, opts BuildOptions) (*BuildStats, error) {
 	var docs []Doc
 	var err error
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
 	switch part {
-	case partGraph:
-		pm.Heads, pm.Narrative = m.Heads, m.Narrative
-		adj, err := collectAdjacency(ctx, r, m.Heads, vs)
+	case partCodeGraph:
+		pm.Heads, pm.CodeGraph = m.Heads, m.CodeGraph
+		adj, err := collectCodeGraph(ctx, r, m.Heads, vs)
 		if err != nil {
 			return nil, err
 		}
+		pm.Nodes = uint32(len(adj.nodes))
+		return writeGraphSegment(dir, adj, pm)
+	case partGraph:
+		pm.Heads, pm.Narrative, pm.CodeGraph = m.Heads, m.Narrative, m.CodeGraph
+		bg, err := openGraphPart(base)
+		if err != nil {
+			return nil, err
+		}
+		defer bg.close()
+		adj, err := collectGraph(ctx, r, m.Heads, bg)
+		if err != nil {
+			return nil, err
+		}
+		pm.Nodes = adj.first
 		st, err := writeGraphSegment(dir, adj, pm)
 		if err != nil {
 			return nil, err
 		}
 		return st, writeCommits(ctx, r, m.Heads, dir)
 	case partCode:
-		pm.Heads, pm.Code = m.Heads, m.Code
+		pm.Heads, pm.Code, pm.CodeGraph = m.Heads, m.Code, m.CodeGraph
 		docs, err = collectCode(ctx, r, m.Heads, vs.get)
 	default:
 		pm.Narrative = m.Narrative
@@ -718,7 +742,7 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 	var segs [2]*segment
 	for part := range []int{partCode, partNarrative} {
 		dir := filepath.Join(tmp, partNames[part])
-		if _, err = buildPart(ctx, r, m, part, dir, newVersions(r, false), opts); err == nil {
+		if _, err = buildPart(ctx, r, m, part, dir, "", newVersions(r, false), opts); err == nil {
 			segs[part], err = openSegment(dir)
 		}
 		if err != nil {
@@ -738,7 +762,7 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 // BuildStats is nil). A crash at any point leaves the old segments
 // current, or the new ones complete.
 func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *BuildStats, error) {
-	st, err := rebuild(ctx, r, opts, [3]bool{true, true, opts.Graph})
+	st, err := rebuild(ctx, r, opts, [nParts]bool{true, true, opts.Graph, opts.Graph})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -754,7 +778,7 @@ func Rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions) (*Index, *Bui
 
 // rebuild writes the segments of the parts wanted and makes them
 // current; the other parts keep theirs.
-func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [3]bool) (*BuildStats, error) {
+func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]bool) (*BuildStats, error) {
 	dir := Dir(r)
 	if err := atomicfile.MkdirAll(dir); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
@@ -777,9 +801,12 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [3]bool)
 			build[part] = false
 		}
 	}
-	var names, tmps [3]string
-	var jobs []int
-	for _, part := range []int{partCode, partGraph, partNarrative} { // the large ones first
+	if build[partCodeGraph] {
+		build[partGraph] = want[partGraph] // numbered after the code graph's nodes
+	}
+	var names, tmps [nParts]string
+	var parts []int
+	for _, part := range []int{partCode, partCodeGraph, partGraph, partNarrative} { // the large ones first
 		if !build[part] {
 			if cur[part] != "" {
 				names[part] = filepath.Base(cur[part])
@@ -792,9 +819,9 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [3]bool)
 		}
 		names[part] = segPrefix + hex.EncodeToString(suffix[:])
 		tmps[part] = filepath.Join(dir, tmpPrefix+names[part])
-		jobs = append(jobs, part)
+		parts = append(parts, part)
 	}
-	if len(jobs) == 0 {
+	if len(parts) == 0 {
 		return nil, nil // every wanted segment is fresh
 	}
 	removeTmps := func() {
@@ -808,27 +835,46 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [3]bool)
 	// both are built, they are decoded once, first, on every core. The
 	// parts are then built side by side, so that the one-core phases of
 	// each (sorting, writing) overlap.
-	vs := newVersions(r, build[partCode] && build[partGraph])
+	vs := newVersions(r, build[partCode] && build[partCodeGraph])
 	if vs.keep {
 		if err := vs.prefetch(ctx, m.Heads); err != nil {
 			return nil, err
 		}
 	}
-	var stats [3]*BuildStats
-	if err := parallel.Do(ctx, len(jobs), func(i int) error {
-		part, o := jobs[i], opts
-		if part == partNarrative && build[partCode] {
-			o.Progress = nil // the code's bar, not two
+	// A job builds its parts in order: the graph segment after the code
+	// graph it extends, when both are built.
+	var jobs [][]int
+	for _, part := range parts {
+		if part == partGraph && build[partCodeGraph] {
+			i := slices.IndexFunc(jobs, func(j []int) bool { return j[0] == partCodeGraph })
+			jobs[i] = append(jobs[i], part)
+			continue
 		}
-		var err error
-		stats[part], err = buildPart(ctx, r, m, part, tmps[part], vs, o)
-		return err
+		jobs = append(jobs, []int{part})
+	}
+	base := cur[partCodeGraph]
+	if build[partCodeGraph] {
+		base = tmps[partCodeGraph]
+	}
+	var stats [nParts]*BuildStats
+	if err := parallel.Do(ctx, len(jobs), func(i int) error {
+		for _, part := range jobs[i] {
+			o := opts
+			if part == partNarrative && build[partCode] {
+				o.Progress = nil // the code's bar, not two
+			}
+			var err error
+			if stats[part], err = buildPart(ctx, r, m, part, tmps[part], base, vs, o); err != nil {
+				return err
+			}
+		}
+		return nil
 	}); err != nil {
 		removeTmps()
 		return nil, err
 	}
 	st := &BuildStats{}
-	for _, part := range jobs {
+	for _, part := range parts {
 		st.add(stats[part])
 		fault.Hit("index.built")
 		if err := os.Rename(tmps[part], filepath.Join(dir, names[part])); err != nil {

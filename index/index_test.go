@@ -547,3 +547,118 @@ func TestNarrativeCommitKeepsCode(t *testing.T) {
 		t.Errorf("the new commit is not in the graph segment's commits: %v %v", ok, err)
 	}
 }
+
+// TestGraphIndexMatchesGraph: the two graph segments together answer
+// exactly as the graph ctx edges builds (repo.Graph), for every node and
+// direction, after edges were related and unlinked, a node mentions a
+// code item and a file, and the code changed; and a commit of notes or
+// edges keeps the code graph segment.
+func TestGraphIndexMatchesGraph(t *testing.T) {
+	r := testStore(t)
+	ctx := context.Background()
+	check := func(step string) {
+		t.Helper()
+		gx, err := OpenGraph(ctx, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer gx.Close()
+		g, err := r.Graph(ctx, repo.GraphOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := int32(0); i < int32(g.Len()); i++ {
+			node := g.Node(i)
+			want := map[bool][]string{}
+			for _, e := range g.Out(i) {
+				ed := g.Edge(e)
+				want[true] = append(want[true], string(ed.Label)+" "+ed.To.Name())
+			}
+			for _, e := range g.In(i) {
+				ed := g.Edge(e)
+				want[false] = append(want[false], string(ed.Label)+" "+ed.From.Name())
+			}
+			n, ok, err := gx.Lookup(node.Name())
+			if err != nil || !ok {
+				t.Fatalf("%s: lookup %s: %v %v", step, node.Name(), ok, err)
+			}
+			for _, out := range []bool{true, false} {
+				adj, err := gx.Adjacent(n, out, graph.Low)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, a := range adj {
+					other, err := gx.Node(a.Node)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got = append(got, string(a.Label)+" "+other.Name())
+				}
+				slices.Sort(got)
+				slices.Sort(want[out])
+				if !slices.Equal(got, slices.Compact(want[out])) {
+					t.Errorf("%s: %s out=%v: index %q, graph %q", step, node.Name(), out, got, want[out])
+				}
+			}
+		}
+	}
+	check("ingested")
+	codeGraph := current(r)[partCodeGraph]
+	w, err := r.Lock(ctx, repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: "Connect is slow\n\nSee `example.com/m/net.Client.Connect` in `net/client.go`."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := w.Graph(ctx, repo.GraphOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := graph.NarrativeNode(string(n.Type), string(n.ID))
+	backoff := graph.FileNode(r.Config.Repo.ID, "retry/backoff.go")
+	client := graph.FileNode(r.Config.Repo.ID, "net/client.go")
+	if _, err := w.Link(ctx, g, []graph.Edge{
+		{From: self, To: backoff, Label: graph.RelatesTo, Evidence: graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.High}},
+		{From: client, To: backoff, Label: graph.DependsOn, Evidence: graph.Evidence{Tool: graph.ToolHuman, Confidence: graph.Medium}},
+	}, repo.EdgeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if g, err = w.Graph(ctx, repo.GraphOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Unlink(ctx, g, self, backoff, nil, repo.EdgeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	check("related and unlinked")
+	if got := current(r)[partCodeGraph]; got != codeGraph {
+		t.Errorf("a commit of edges rebuilt the code graph segment (%s → %s)", filepath.Base(codeGraph), filepath.Base(got))
+	}
+	gx, err := OpenGraph(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mentions, err := gx.Neighbors(self.Name(), true, graph.Mentions)
+	gx.Close()
+	if err != nil || len(mentions) != 2 {
+		t.Errorf("the note's mentions (an item, a file): %+v %v", mentions, err)
+	}
+	// New code: the code graph follows.
+	if err := os.WriteFile(filepath.Join(r.ProjectRoot(), "retry", "jitter.go"), []byte("package retry\n\n// Jitter spreads retries.\nfunc Jitter(d int) int { return d }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = r.Lock(ctx, repo.LockOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Ingest(ctx, repo.IngestOptions{Semantics: true}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	check("new code")
+	if current(r)[partCodeGraph] == codeGraph {
+		t.Error("new code kept the code graph segment")
+	}
+}

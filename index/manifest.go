@@ -20,8 +20,8 @@ import (
 // hold, so that a segment built by an older ctx reads as stale and is
 // rebuilt: 2 added the names a file declares to its document, 3 the
 // confidence of edges to the adjacency, 4 the code key (and the commits
-// table moved to the graph segment).
-const manifestVersion = "ctx-index-manifest 4"
+// table moved to the graph segment), 5 the code graph segment.
+const manifestVersion = "ctx-index-manifest 5"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with
@@ -38,7 +38,15 @@ type Manifest struct {
 	// head order (a hash of their IDs). A commit that changes only the
 	// narrative or edges (a note, a relate, a session's note step) leaves
 	// it, and the code segment, as they were.
-	Code      object.ID
+	Code object.ID
+	// CodeGraph names what the code graph segment derives from: the
+	// heads' semantic, build and diagnostics snapshots (a hash of their
+	// IDs, zero for none, in head order).
+	CodeGraph object.ID
+	// Nodes is, in a code graph segment's manifest, its count of nodes;
+	// in a graph segment's, that of the code graph it extends (whose
+	// nodes it numbers after).
+	Nodes     uint32
 	Narrative []FileStat // sorted by path
 }
 
@@ -57,7 +65,7 @@ func CurrentManifest(r *repo.Repo) (*Manifest, error) {
 	}
 	m := &Manifest{Tokenizer: text.Version, Ref: name, Heads: slices.Clone(heads)}
 	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
-	if m.Code, err = codeKey(r, m.Heads); err != nil {
+	if m.Code, m.CodeGraph, err = codeKeys(r, m.Heads); err != nil {
 		return nil, err
 	}
 	root := r.Narrative().Root
@@ -90,31 +98,41 @@ func CurrentManifest(r *repo.Repo) (*Manifest, error) {
 	return m, nil
 }
 
-// codeKey hashes the IDs the code segment's documents derive from: per
-// head, its root tree, semantic snapshot and diagnostics snapshot (zero
-// for none). It reads one commit per head.
-func codeKey(r *repo.Repo, heads []object.ID) (object.ID, error) {
+// codeKeys hashes the IDs the code segment's documents derive from (per
+// head, its root tree, semantic snapshot and diagnostics snapshot; zero
+// for none) and those the code graph derives from (per head, its
+// semantic, build and diagnostics snapshots). It reads one commit per
+// head.
+func codeKeys(r *repo.Repo, heads []object.ID) (code, graph object.ID, err error) {
 	b := make([]byte, 0, len(heads)*3*object.IDSize)
+	gb := make([]byte, 0, len(heads)*3*object.IDSize)
 	for _, h := range heads {
 		c, err := r.ReadCommit(h)
 		if err != nil {
-			return object.Zero, err
+			return object.Zero, object.Zero, err
 		}
 		b = append(b, c.RootTree[:]...)
 		for _, p := range []*object.ID{c.SemanticSnapshot, c.DiagnosticsSnapshot} {
-			id := object.Zero
-			if p != nil {
-				id = *p
-			}
-			b = append(b, id[:]...)
+			b = appendIDOrZero(b, p)
+		}
+		for _, p := range []*object.ID{c.SemanticSnapshot, c.BuildSnapshot, c.DiagnosticsSnapshot} {
+			gb = appendIDOrZero(gb, p)
 		}
 	}
-	return object.Sum(object.KindBlob, b), nil
+	return object.Sum(object.KindBlob, b), object.Sum(object.KindBlob, append([]byte("graph\n"), gb...)), nil
+}
+
+func appendIDOrZero(b []byte, p *object.ID) []byte {
+	if p == nil {
+		return append(b, object.Zero[:]...)
+	}
+	return append(b, p[:]...)
 }
 
 // Equal reports whether two manifests describe the same store state.
 func (m *Manifest) Equal(o *Manifest) bool {
-	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && m.Code == o.Code && slices.Equal(m.Narrative, o.Narrative)
+	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && m.Code == o.Code &&
+		m.CodeGraph == o.CodeGraph && m.Nodes == o.Nodes && slices.Equal(m.Narrative, o.Narrative)
 }
 
 // textEqual reports whether the text index built as m (its code and
@@ -158,6 +176,12 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 	}
 	if !m.Code.IsZero() {
 		fmt.Fprintf(&b, "code %s\n", m.Code)
+	}
+	if !m.CodeGraph.IsZero() {
+		fmt.Fprintf(&b, "codegraph %s\n", m.CodeGraph)
+	}
+	if m.Nodes != 0 {
+		fmt.Fprintf(&b, "nodes %d\n", m.Nodes)
 	}
 	for _, f := range m.Narrative {
 		if strings.ContainsAny(f.Path, "\t\n\r") {
@@ -206,10 +230,23 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			m.Heads = append(m.Heads, id)
 		case strings.HasPrefix(line, "code "):
 			id, err := object.ParseID(line[len("code "):])
-			if err != nil || id.IsZero() || !m.Code.IsZero() || len(m.Narrative) > 0 {
+			if err != nil || id.IsZero() || !m.Code.IsZero() || !m.CodeGraph.IsZero() || m.Nodes != 0 || len(m.Narrative) > 0 {
 				return bad(n, "bad or repeated code key")
 			}
 			m.Code = id
+		case strings.HasPrefix(line, "codegraph "):
+			id, err := object.ParseID(line[len("codegraph "):])
+			if err != nil || id.IsZero() || !m.CodeGraph.IsZero() || m.Nodes != 0 || len(m.Narrative) > 0 {
+				return bad(n, "bad or repeated code graph key")
+			}
+			m.CodeGraph = id
+		case strings.HasPrefix(line, "nodes "):
+			v := line[len("nodes "):]
+			f, err := strconv.ParseUint(v, 10, 32)
+			if err != nil || f == 0 || strconv.FormatUint(f, 10) != v || m.Nodes != 0 || len(m.Narrative) > 0 {
+				return bad(n, "bad or repeated node count")
+			}
+			m.Nodes = uint32(f)
 		case strings.HasPrefix(line, "file "):
 			f := strings.SplitN(line[len("file "):], "\t", 3)
 			if len(f) != 3 || f[2] == "" {

@@ -154,6 +154,14 @@ type GraphOptions struct {
 	// "Depends on") gets them all, faster. A narrative node's mention of
 	// a code item becomes an edge only if an edge batch has the item.
 	NoCode bool
+	// NoBatches leaves out the edges of edge batches (and so their
+	// tombstones): with NoNarrative, the graph is the heads' snapshots'
+	// alone, which the index keeps apart from the rest because it changes
+	// only with the code.
+	NoBatches bool
+	// Item resolves a narrative node's mention of a code item the graph
+	// itself lacks (with NoCode): the index looks it up in its code graph.
+	Item func(key string) (graph.NodeID, bool)
 	// Names is a narrative consulted only to describe nodes Catalog lacks
 	// (their type and title): the working narrative, when the graph is
 	// that of an old commit, which records only the narrative committed
@@ -183,8 +191,10 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 	}
 	g := &Graph{Heads: heads, root: r.ProjectRoot(), repoID: r.Config.Repo.ID, narr: map[object.ID]*narrative.Node{},
 		items: map[object.ID]itemInfo{}, byFile: map[string][]itemInfo{}, diags: map[object.ID]diagInfo{}}
-	if err := r.batchEdges(ctx, g); err != nil {
-		return nil, err
+	if !opts.NoBatches {
+		if err := r.batchEdges(ctx, g); err != nil {
+			return nil, err
+		}
 	}
 	if !opts.NoCode {
 		if err := r.codeEdges(ctx, g, opts.FileVersion); err != nil {
@@ -224,7 +234,7 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 		}
 	}
 	if !opts.NoNarrative {
-		g.narrativeEdges()
+		g.narrativeEdges(opts.Item)
 	}
 	g.Graph = graph.New(g.edges)
 	return g, nil
@@ -381,7 +391,7 @@ func (r *Repo) ReadEdgeBatch(id object.ID) (*graph.EdgeBatch, error) {
 // that replaced another to it, and mentions from a node to each file of
 // the project and each symbol already in the graph that its body names in
 // a code span or link. Deleted nodes declare nothing.
-func (g *Graph) narrativeEdges() {
+func (g *Graph) narrativeEdges(lookup func(string) (graph.NodeID, bool)) {
 	items := map[string]graph.NodeID{}
 	for _, e := range g.edges {
 		for _, n := range []graph.NodeID{e.From, e.To} {
@@ -414,7 +424,11 @@ func (g *Graph) narrativeEdges() {
 		}
 		seen := map[string]bool{}
 		for _, m := range n.Mentions {
-			if item, ok := items[m]; ok && !seen["item:"+m] {
+			item, ok := items[m]
+			if !ok && lookup != nil {
+				item, ok = lookup(m)
+			}
+			if ok && !seen["item:"+m] {
 				seen["item:"+m] = true
 				add(n, self, item, graph.Mentions, parsed)
 				continue
