@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,7 +57,8 @@ func TestManifestNotices(t *testing.T) {
 	if got := m1.ChangedNarrative(m2); !slices.Equal(got, []string{n.Path}) {
 		t.Fatalf("after touching %s: changed %v", n.Path, got)
 	}
-	// Round trip.
+	// Round trip, with every kind of line.
+	m2.Nodes = 42
 	text, err := m2.MarshalText()
 	if err != nil {
 		t.Fatal(err)
@@ -70,6 +72,7 @@ func TestManifestNotices(t *testing.T) {
 func FuzzManifest(f *testing.F) {
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nhead " + "aa" + "\n"))
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\tlog/a.md\nfile 3\t4\tlog/b.md\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\ncode " + strings.Repeat("ab", 32) + "\ncodegraph " + strings.Repeat("cd", 32) + "\nnodes 7\n"))
 	f.Add([]byte("junk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m Manifest
