@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"sync"
 )
 
 // Scan returns the secrets in content, ordered by Start and never
@@ -40,13 +41,14 @@ func Scan(content []byte) []Finding {
 
 // scanOnce returns the secrets in content, without their lines.
 func scanOnce(content []byte) []Finding {
-	sc := scanner{s: content}
+	sc := scanner{s: content, tt: triggers()}
 	sc.run()
 	return sc.result()
 }
 
 // scanner is the state of one Scan.
 type scanner struct {
+	tt    *triggerTable
 	s     []byte
 	found []Finding // in the order found, possibly overlapping
 	words []word    // secret words, for the assignment heuristic
@@ -78,8 +80,11 @@ type triggerTable struct {
 
 // triggers holds every pattern of Scan. Each trigger is a pair of bytes
 // that is rare in source code (in the Go tree, none occurs at more than
-// 0.04% of positions), so the closer looks cost next to nothing.
-var triggers = newTriggerTable([]hook{
+// 0.04% of positions), so the closer looks cost next to nothing. It is
+// built on first use: a command that scans nothing does not pay for it.
+var triggers = sync.OnceValue(func() *triggerTable { return newTriggerTable(hooks) })
+
+var hooks = []hook{
 	{"IV", 2, false, matchPrivateKey},    // PRIVATE KEY
 	{"KI", 1, false, matchAWSKeyID},      // AKIA
 	{"SI", 1, false, matchAWSKeyID},      // ASIA
@@ -101,7 +106,7 @@ var triggers = newTriggerTable([]hook{
 	{"ok", 1, true, keywordMatcher("token")},
 	{"pi", 1, true, keywordMatcher("api_key")},
 	{"iv", 2, true, keywordMatcher("private_key")},
-})
+}
 
 // hook is the registration of a matcher on a trigger, off bytes after
 // the start of its pattern. A folded trigger is registered in all four
@@ -113,8 +118,8 @@ type hook struct {
 	match   func(sc *scanner, at int)
 }
 
-func newTriggerTable(hooks []hook) triggerTable {
-	t := triggerTable{groups: [][]anchor{nil}}
+func newTriggerTable(hooks []hook) *triggerTable {
+	t := &triggerTable{groups: [][]anchor{nil}}
 	add := func(a, b byte, an anchor) {
 		k := uint16(a) | uint16(b)<<8
 		g := t.group[k]
@@ -151,7 +156,7 @@ func caseVariants(c byte) []byte {
 
 func (sc *scanner) run() {
 	s := sc.s
-	t := &triggers.group
+	t := &sc.tt.group
 	i := 0
 	// Eight positions at a time: one load, eight lookups, one branch.
 	for i+8 < len(s) {
@@ -175,11 +180,11 @@ func (sc *scanner) run() {
 // returns the position to go on from: i, or the last position of a private
 // key block the anchors found.
 func (sc *scanner) at(i int) int {
-	g := triggers.group[uint16(sc.s[i])|uint16(sc.s[i+1])<<8]
+	g := sc.tt.group[uint16(sc.s[i])|uint16(sc.s[i+1])<<8]
 	if g == 0 {
 		return i
 	}
-	for _, a := range triggers.groups[g] {
+	for _, a := range sc.tt.groups[g] {
 		a.match(sc, i-a.off)
 	}
 	return max(i, sc.resume-1)
