@@ -155,6 +155,9 @@ func (g *Graph) Source(e int32) int { return int(g.kept[e]) }
 // Label returns the label of edge e.
 func (g *Graph) Label(e int32) Label { return Labels[g.label[e]] }
 
+// LabelIndex returns the index in Labels of edge e's label.
+func (g *Graph) LabelIndex(e int32) int { return int(g.label[e]) }
+
 // Ends returns the numbers of edge e's nodes.
 func (g *Graph) Ends(e int32) (from, to int32) { return g.from[e], g.to[e] }
 

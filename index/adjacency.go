@@ -153,31 +153,35 @@ func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 		a.nodes[k] = g.Node(i)
 	}
 	// Labels are numbered in their order, so that sorting by number
-	// sorts the table's keys.
-	label := map[graph.Label]uint32{}
-	for i := int32(0); i < int32(n); i++ {
-		for _, e := range g.Out(i) {
-			label[g.Edge(e).Label] = 0
-		}
+	// sorts the table's keys; per edge, by the index in graph.Labels.
+	var used [256]bool
+	m := int32(g.EdgeCount())
+	var count [3]int
+	for e := range m {
+		used[g.LabelIndex(e)] = true
+		count[confRank(g.Edge(e).Evidence.Confidence)]++
 	}
-	for l := range label {
-		a.labels = append(a.labels, l)
+	for i, l := range graph.Labels {
+		if used[i] {
+			a.labels = append(a.labels, l)
+		}
 	}
 	slices.Sort(a.labels)
-	for i, l := range a.labels {
-		label[l] = uint32(i)
-	}
-	for i := int32(0); i < int32(n); i++ {
-		for _, e := range g.Out(i) {
-			edge := g.Edge(e)
-			to, ok := g.Lookup(edge.To.ID)
-			if !ok {
-				continue
-			}
-			l, c := label[edge.Label], confRank(edge.Evidence.Confidence)
-			a.out[c] = append(a.out[c], adjEdge{node: num[i], label: l, other: num[to]})
-			a.in[c] = append(a.in[c], adjEdge{node: num[to], label: l, other: num[i]})
+	var label [256]uint32
+	for i, l := range graph.Labels {
+		if used[i] {
+			label[i] = uint32(slices.Index(a.labels, l))
 		}
+	}
+	for c := range 3 {
+		a.out[c] = make([]adjEdge, 0, count[c])
+		a.in[c] = make([]adjEdge, 0, count[c])
+	}
+	for e := range m {
+		from, to := g.Ends(e)
+		l, c := label[g.LabelIndex(e)], confRank(g.Edge(e).Evidence.Confidence)
+		a.out[c] = append(a.out[c], adjEdge{node: num[from], label: l, other: num[to]})
+		a.in[c] = append(a.in[c], adjEdge{node: num[to], label: l, other: num[from]})
 	}
 	for c := range 3 {
 		for _, l := range []*[]adjEdge{&a.out[c], &a.in[c]} {
