@@ -62,22 +62,8 @@ func (s *Space) Add(in NewNode) (*Node, error) {
 	}
 	n := &Node{Type: in.Type, Content: content, Meta: map[string]string{}, DerivedFrom: in.DerivedFrom}
 	n.Title, _ = splitContent(content)
-	for _, t := range in.Tags {
-		tag, err := ParseTag(t)
-		if err != nil {
-			return nil, err
-		}
-		n.addTag(tag)
-	}
-	for k, v := range in.Meta {
-		if err := checkMetaKey(k); err != nil {
-			return nil, err
-		}
-		v = strings.TrimSpace(v)
-		if err := checkMetaValue(k, v); err != nil {
-			return nil, err
-		}
-		n.Meta[k] = v
+	if err := n.setTagsMeta(in.Tags, in.Meta); err != nil {
+		return nil, err
 	}
 	base, err := StreamDir(in.Stream)
 	if err != nil {
@@ -477,4 +463,27 @@ func Classify(rel string) (role, stream string) {
 		}
 	}
 	return "doc", stream
+}
+
+// setTagsMeta adds tags and metadata given by a caller to a new node,
+// checking each.
+func (n *Node) setTagsMeta(tags []string, meta map[string]string) error {
+	for _, t := range tags {
+		tag, err := ParseTag(t)
+		if err != nil {
+			return err
+		}
+		n.addTag(tag)
+	}
+	for k, v := range meta {
+		if err := checkMetaKey(k); err != nil {
+			return err
+		}
+		v = strings.TrimSpace(v)
+		if err := checkMetaValue(k, v); err != nil {
+			return err
+		}
+		n.Meta[k] = v
+	}
+	return nil
 }

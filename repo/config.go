@@ -7,11 +7,13 @@ import (
 	"net/url"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
@@ -27,7 +29,22 @@ type Config struct {
 	Retrieval RetrievalConfig `toml:"retrieval"`
 	LLM       LLMConfig       `toml:"llm"`
 	Stage     StageConfig     `toml:"stage"`
+	Hooks     HooksConfig     `toml:"hooks"`
 }
+
+// HooksConfig is the [hooks] table: the Claude Code hooks (package hook,
+// docs/CLAUDE_CODE.md).
+type HooksConfig struct {
+	// MaxContextChars bounds the context one hook injects, in characters,
+	// whatever the budget of the view it renders: Claude Code does not
+	// inline hook output over 50,000 characters.
+	MaxContextChars int `toml:"max_context_chars"`
+}
+
+// MaxHookContextChars is the largest hooks.max_context_chars: well under
+// the 50,000 characters above which Claude Code stops inlining a hook's
+// output.
+const MaxHookContextChars = 40000
 
 // RepoConfig is the [repo] table.
 type RepoConfig struct {
@@ -62,11 +79,45 @@ type RetrievalConfig struct {
 	IncludeNarrative bool `toml:"include_narrative"`
 }
 
-// LLMConfig is the [llm] table.
+// LLMConfig is the [llm] table: the server ctx llm talks to (design
+// §14, appendix A.3) and how it composes prompts.
 type LLMConfig struct {
 	ServerURL         string `toml:"server_url"`
 	Model             string `toml:"model"`
 	MaxResponseTokens int    `toml:"max_response_tokens"`
+	// API is the server's protocol: "llamacpp" (POST /completion) or
+	// "openai" (POST /v1/chat/completions).
+	API string `toml:"api"`
+	// APIKeyEnv names the environment variable holding the API key sent
+	// as a bearer token; "" sends none. The key itself is never stored:
+	// config.toml is tracked in git.
+	APIKeyEnv string `toml:"api_key_env"`
+	// Temperature is the sampling temperature, 0-2.
+	Temperature float64 `toml:"temperature"`
+	// Timeout is how long ctx waits for the server without receiving
+	// anything (a Go duration).
+	Timeout string `toml:"timeout"`
+	// Retries is how many times a request the server refused before
+	// reading it (connection refused, 429, 503) is tried again, 0-10.
+	Retries int `toml:"retries"`
+	// Stream asks for the response as server-sent events.
+	Stream bool `toml:"stream"`
+	// CachePrompt lets llama.cpp reuse the KV cache of the prompt prefix
+	// a slot holds (cache_prompt).
+	CachePrompt bool `toml:"cache_prompt"`
+	// Slot is the llama.cpp slot (id_slot) to use; -1 lets ctx choose the
+	// slot whose last prompt shares the longest prefix (§14.4).
+	Slot int `toml:"slot"`
+	// SystemPrefix starts every prompt and ResponseInstruction ends it;
+	// "" means the built-in texts (package llm).
+	SystemPrefix        string `toml:"system_prefix"`
+	ResponseInstruction string `toml:"response_instruction"`
+}
+
+// TimeoutDuration returns Timeout as a duration (valid after Validate).
+func (l LLMConfig) TimeoutDuration() time.Duration {
+	d, _ := time.ParseDuration(l.Timeout)
+	return d
 }
 
 // StageConfig is the [stage] table: staging sessions' budgets and the
@@ -100,6 +151,19 @@ func (s StageConfig) After() time.Duration {
 	return d
 }
 
+// tomlFloat writes a float as TOML reads it back as a float: with a
+// decimal point.
+func tomlFloat(f float64) string {
+	s := strconv.FormatFloat(f, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}
+
+// envName is what an environment variable's name may be.
+var envName = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 // DefaultConfig returns the defaults of design appendix A.3.
 func DefaultConfig(repoID string) Config {
 	return Config{
@@ -113,7 +177,8 @@ func DefaultConfig(repoID string) Config {
 			MaxLogLines:     500,
 		},
 		Retrieval: RetrievalConfig{DefaultBudget: 16000, DefaultDepth: 2, IncludeNarrative: true},
-		LLM:       LLMConfig{ServerURL: "http://127.0.0.1:8080", Model: "default", MaxResponseTokens: 2048},
+		LLM:       LLMConfig{ServerURL: "http://127.0.0.1:8080", Model: "default", MaxResponseTokens: 2048, API: "llamacpp", Temperature: 0.7, Timeout: "120s", Retries: 3, Stream: true, CachePrompt: true, Slot: -1},
+		Hooks:     HooksConfig{MaxContextChars: 10000},
 		Stage:     StageConfig{MaxEdgesPerStep: 10000, CompactAtTokens: 200000, CompactAfter: "4h", CompactOnTaskDone: true, CompactOnSwitch: true},
 	}
 }
@@ -141,7 +206,16 @@ func (c *Config) Validate() error {
 	u, err := url.Parse(c.LLM.ServerURL)
 	check(err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Hostname() != "", "llm.server_url %q is not an http(s) URL with a host", c.LLM.ServerURL)
 	check(c.LLM.MaxResponseTokens > 0, "llm.max_response_tokens must be positive")
+	check(c.LLM.API == "llamacpp" || c.LLM.API == "openai", "llm.api %q is not llamacpp or openai", c.LLM.API)
+	check(c.LLM.APIKeyEnv == "" || envName.MatchString(c.LLM.APIKeyEnv), "llm.api_key_env %q is not the name of an environment variable (letters, digits and _, not starting with a digit)", c.LLM.APIKeyEnv)
+	check(c.LLM.Temperature >= 0 && c.LLM.Temperature <= 2, "llm.temperature %g is outside 0-2", c.LLM.Temperature)
+	if d, err := time.ParseDuration(c.LLM.Timeout); err != nil || d <= 0 {
+		check(false, "llm.timeout %q is not a positive duration such as \"120s\"", c.LLM.Timeout)
+	}
+	check(c.LLM.Retries >= 0 && c.LLM.Retries <= 10, "llm.retries %d is outside 0-10", c.LLM.Retries)
+	check(c.LLM.Slot >= -1, "llm.slot %d must be -1 (ctx chooses) or a slot number", c.LLM.Slot)
 	check(c.Stage.MaxEdgesPerStep > 0, "stage.max_edges_per_step must be positive")
+	check(c.Hooks.MaxContextChars >= 1000 && c.Hooks.MaxContextChars <= MaxHookContextChars, "hooks.max_context_chars %d is outside 1000-%d", c.Hooks.MaxContextChars, MaxHookContextChars)
 	check(c.Stage.CompactAtTokens >= 0, "stage.compact_at_tokens must be 0 (never) or positive")
 	if d, err := time.ParseDuration(c.Stage.CompactAfter); err != nil || d < 0 {
 		check(false, "stage.compact_after %q is not a duration such as \"4h\" or \"0\" (never)", c.Stage.CompactAfter)
@@ -240,6 +314,29 @@ server_url = %s
 model = %s
 # Response token limit.
 max_response_tokens = %d
+# Protocol: llamacpp (POST /completion) or openai (/v1/chat/completions:
+# llama.cpp, Ollama, vLLM, hosted APIs).
+api = %s
+# Environment variable holding the API key, if the server wants one
+# (e.g. "OPENAI_API_KEY"). The key itself never goes in this file.
+api_key_env = %s
+# Sampling temperature, 0-2.
+temperature = %s
+# Longest wait for the server without receiving anything.
+timeout = %s
+# Retries of a request the server refused (connection refused, 429, 503).
+retries = %d
+# Stream the response as it is generated.
+stream = %t
+# Let llama.cpp reuse the cached prompt prefix of its slot.
+cache_prompt = %t
+# llama.cpp slot (id_slot); -1: the slot whose last prompt shares the
+# longest prefix with this one (.ctx/local/llm-cache), else any.
+slot = %d
+# The text that starts every prompt and the one that ends it; absent or
+# "": the built-in texts (docs/FORMAT.md §8). Multi-line: """…""".
+# system_prefix = ""
+# response_instruction = ""
 
 [stage]
 # Staging sessions (ctx stage). Edges one step may assert.
@@ -258,6 +355,7 @@ compact_on_switch = %t
 		strings.Join(globs, "\n"), c.Ingestion.MaxFilesPerStep, c.Ingestion.MaxBytesPerStep, c.Ingestion.MaxFileBytes, c.Ingestion.MaxLogLines,
 		c.Retrieval.DefaultBudget, c.Retrieval.DefaultDepth, c.Retrieval.IncludeNarrative,
 		q(c.LLM.ServerURL), q(c.LLM.Model), c.LLM.MaxResponseTokens,
+		q(c.LLM.API), q(c.LLM.APIKeyEnv), tomlFloat(c.LLM.Temperature), q(c.LLM.Timeout), c.LLM.Retries, c.LLM.Stream, c.LLM.CachePrompt, c.LLM.Slot,
 		c.Stage.MaxEdgesPerStep, c.Stage.CompactAtTokens, q(c.Stage.CompactAfter), c.Stage.CompactOnTaskDone, c.Stage.CompactOnSwitch)
 	return []byte(b.String())
 }

@@ -90,6 +90,12 @@ func TestParseConfigOverDefaults(t *testing.T) {
 			c.LLM.ServerURL = "https://llm.example:443/v1"
 			c.LLM.Model = ""
 		}},
+		{"openai with a key and prompt texts", "[repo]\nid = \"p\"\n[llm]\napi = \"openai\"\napi_key_env = \"OPENAI_API_KEY\"\ntemperature = 0\ntimeout = \"5m\"\nretries = 0\nstream = false\ncache_prompt = false\nslot = 2\nsystem_prefix = \"\"\"\nYou help.\n\"\"\"\nresponse_instruction = \"Answer.\"\n", func(c *Config) {
+			c.LLM.API, c.LLM.APIKeyEnv, c.LLM.Temperature, c.LLM.Timeout, c.LLM.Retries = "openai", "OPENAI_API_KEY", 0, "5m", 0
+			c.LLM.Stream, c.LLM.CachePrompt, c.LLM.Slot = false, false, 2
+			c.LLM.SystemPrefix, c.LLM.ResponseInstruction = "You help.\n", "Answer."
+		}},
+		{"integer temperature", "[repo]\nid = \"p\"\n[llm]\ntemperature = 1\n", func(c *Config) { c.LLM.Temperature = 1 }},
 		{"inline tables", "repo = {id = \"p\"}\nstorage = {compression_level = 1}\n", func(c *Config) { c.Storage.CompressionLevel = 1 }},
 	}
 	for _, tc := range tests {
@@ -177,6 +183,23 @@ func TestValidate(t *testing.T) {
 		{"url without host", func(c *Config) { c.LLM.ServerURL = "http:///path" }, "llm.server_url"},
 		{"unparsable url", func(c *Config) { c.LLM.ServerURL = "http://a b\x7f" }, "llm.server_url"},
 		{"zero response tokens", func(c *Config) { c.LLM.MaxResponseTokens = 0 }, "llm.max_response_tokens"},
+		{"openai api", func(c *Config) { c.LLM.API = "openai" }, ""},
+		{"unknown api", func(c *Config) { c.LLM.API = "anthropic" }, "llm.api"},
+		{"empty api", func(c *Config) { c.LLM.API = "" }, "llm.api"},
+		{"key variable", func(c *Config) { c.LLM.APIKeyEnv = "MY_KEY_2" }, ""},
+		{"key variable with a dash", func(c *Config) { c.LLM.APIKeyEnv = "MY-KEY" }, "llm.api_key_env"},
+		{"key variable starting with a digit", func(c *Config) { c.LLM.APIKeyEnv = "2KEY" }, "llm.api_key_env"},
+		{"a key, not its variable", func(c *Config) { c.LLM.APIKeyEnv = "sk-abc=def" }, "llm.api_key_env"},
+		{"temperature 2", func(c *Config) { c.LLM.Temperature = 2 }, ""},
+		{"temperature 2.5", func(c *Config) { c.LLM.Temperature = 2.5 }, "llm.temperature"},
+		{"negative temperature", func(c *Config) { c.LLM.Temperature = -0.1 }, "llm.temperature"},
+		{"zero timeout", func(c *Config) { c.LLM.Timeout = "0" }, "llm.timeout"},
+		{"timeout without unit", func(c *Config) { c.LLM.Timeout = "30" }, "llm.timeout"},
+		{"retries 10", func(c *Config) { c.LLM.Retries = 10 }, ""},
+		{"retries 11", func(c *Config) { c.LLM.Retries = 11 }, "llm.retries"},
+		{"negative retries", func(c *Config) { c.LLM.Retries = -1 }, "llm.retries"},
+		{"slot 0", func(c *Config) { c.LLM.Slot = 0 }, ""},
+		{"slot -2", func(c *Config) { c.LLM.Slot = -2 }, "llm.slot"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

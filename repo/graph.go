@@ -532,3 +532,25 @@ func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*e
 	}
 	return nil
 }
+
+// Targets returns the narrative nodes the narrative node id has an edge
+// to with the label: what view.Render asks for its "Depends on" lines.
+func (g *Graph) Targets(id narrative.ID, label string) []narrative.ID {
+	// A narrative node's graph id derives from its id alone: the type
+	// given here does not matter.
+	i, ok := g.Lookup(graph.NarrativeNode("", string(id)).ID)
+	if !ok {
+		return nil
+	}
+	var out []narrative.ID
+	for _, x := range g.Out(i) {
+		if string(g.Label(x)) != label {
+			continue
+		}
+		_, to := g.Ends(x)
+		if n := g.NarrativeNode(g.Node(to).ID); n != nil {
+			out = append(out, n.ID)
+		}
+	}
+	return out
+}

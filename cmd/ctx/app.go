@@ -56,6 +56,9 @@ type CLI struct {
 	Summarize SummarizeCmd `cmd:"" group:"porcelain" help:"Add a summary derived from nodes; --archive-sources moves them off-context."`
 	View      ViewCmd      `cmd:"" group:"porcelain" help:"Saved views (a query and a token budget): create, list, render, update, delete."`
 	Compose   ComposeCmd   `cmd:"" group:"porcelain" help:"Compose context from a query (default: the default view) within a token budget, in Markdown or JSON."`
+	Export    ExportCmd    `cmd:"" group:"porcelain" help:"Write the narrative nodes (--query selects) and their edges as JSON on stdout (docs/EXPORT.md)."`
+	Import    ImportCmd    `cmd:"" group:"porcelain" help:"Import what ctx export wrote (FILE or stdin), ids and times kept; --merge into a store that has some of it."`
+	Ingest    IngestCmd    `cmd:"" group:"porcelain" help:"Make a Markdown or text document a source node (prints its id)."`
 	Relate    RelateCmd    `cmd:"" group:"porcelain" help:"Assert an edge: FROM LABEL TO (files, symbols, nodes, commits), committed at once."`
 	Link      LinkCmd      `cmd:"" group:"porcelain" help:"Assert an edge FROM TO --type LABEL (= relate); idempotent."`
 	Unlink    UnlinkCmd    `cmd:"" group:"porcelain" help:"Remove edges from FROM to TO (a tombstone: history keeps them)."`
@@ -69,10 +72,14 @@ type CLI struct {
 	Gc        GcCmd        `cmd:"" group:"porcelain" help:"Remove unreachable objects older than --keep-days; --pack moves the reachable loose ones into a pack file."`
 	Search    SearchCmd    `cmd:"" group:"porcelain" help:"Full-text search of code, paths, narrative and diagnostics: ranked hits with snippets."`
 	Query     QueryCmd     `cmd:"" group:"porcelain" help:"Build a prompt pack for a question or task: the code and narrative that answer it, fitted to a token budget."`
+	LLM       LLMCmd       `cmd:"" name:"llm" group:"porcelain" help:"Send a prompt pack to a model server (llama.cpp or OpenAI-compatible), stream the response; --commit records it with its mentions."`
 	Rebuild   RebuildCmd   `cmd:"" group:"porcelain" help:"Rebuild the index (.ctx/index/, never tracked; reading commands keep it fresh on their own)."`
 	Run       RunCmd       `cmd:"" group:"porcelain" help:"Run a command (ctx run -- CMD ARGS...), pass its output through, record its diagnostics, exit with its status."`
 	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`
 	Stage     StageCmd     `cmd:"" group:"porcelain" help:"Staging sessions: start, status, list, flush, compact, abort, recover."`
+	Hook      HookCmd      `cmd:"" group:"porcelain" help:"Claude Code hooks: session-start, prompt-submit, stop, pre-compact, session-end (JSON on stdin and stdout)."`
+	Install   InstallCmd   `cmd:"" group:"porcelain" help:"Install the ctx skill and hooks for Claude Code (--user or --project; --write-settings merges settings.json)."`
+	Uninstall UninstallCmd `cmd:"" group:"porcelain" help:"Remove the ctx skill and, with --write-settings, ctx's hooks from settings.json."`
 	Demo      DemoCmd      `cmd:"" group:"porcelain" help:"Run ctx on an embedded demo project and narrate what happens."`
 	Version   VersionCmd   `cmd:"" group:"porcelain" help:"Print the version of ctx and of its formats."`
 
@@ -106,6 +113,7 @@ and exits with:
   33   E013 RefConflict            34  E014 RefDiverged
   36   E016 ConfigInvalid          37  E017 AmbiguousID
   38   E018 RefCorrupt             39  E019 NodeNotFound
+  40   E020 LLMRequestFailed (ctx llm: server down, timeout, error status, bad response)
   130  interrupted
 
 See docs/CLI.md for every command.`

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctx-dev/ctx/exchange"
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/lockfile"
+	"github.com/ctx-dev/ctx/llm"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/narrative/view"
 	"github.com/ctx-dev/ctx/object"
@@ -49,6 +51,7 @@ var (
 	codeAmbiguousID     = code{"E017", "AmbiguousID", 37, "give more characters of the id; the error lists the candidates"}
 	codeRefCorrupt      = code{"E018", "RefCorrupt", 38, "restore the file from git (`git checkout -- .ctx/refs .ctx/HEAD`); HEAD must hold `ref: refs/main`; a bad head goes with `ctx update-ref -d REF ID`"}
 	codeNodeNotFound    = code{"E019", "NodeNotFound", 39, "list the nodes with `ctx list` (--include-deleted for deleted ones)"}
+	codeLLM             = code{"E020", "LLMRequestFailed", 40, ""}
 	codeInterrupted     = code{"", "Interrupted", 130, ""}
 )
 
@@ -171,6 +174,42 @@ func classify(err error) code {
 		return c
 	case errors.Is(err, repo.ErrConfig):
 		return codeConfigInvalid
+	case errors.Is(err, llm.ErrUnreachable):
+		c := codeLLM
+		c.Hint = "start the model server (llama.cpp: llama-server -m MODEL.gguf --port 8080) or point ctx at it: --server URL, or [llm] server_url in .ctx/config.toml; nothing was recorded"
+		return c
+	case errors.Is(err, llm.ErrTimeout):
+		c := codeLLM
+		c.Hint = "the server sent nothing for the whole timeout: check that it is up and not overloaded, or raise --timeout ([llm] timeout); nothing was recorded"
+		return c
+	case errors.Is(err, llm.ErrStatus):
+		c := codeLLM
+		c.Hint = "the server refused or failed the request: check --model, --api (llamacpp or openai), the key variable of [llm] api_key_env, and the server's log; nothing was recorded"
+		return c
+	case errors.Is(err, llm.ErrMalformed), errors.Is(err, llm.ErrTruncated):
+		c := codeLLM
+		c.Hint = "the response was cut off or not in the API's format: check that --api matches the server (llamacpp: POST /completion; openai: POST /v1/chat/completions) and the server's log; nothing was recorded"
+		return c
+	case errors.Is(err, llm.ErrInvalidInput):
+		c := codeInvalidArgument
+		c.Hint = "pipe a prompt pack in (ctx query \"…\" | ctx llm), or give --pack FILE or --query TEXT"
+		return c
+	case errors.Is(err, llm.ErrInvalidOptions):
+		c := codeInvalidArgument
+		c.Hint = "see `ctx llm --help`; [llm] of .ctx/config.toml holds the defaults"
+		return c
+	case errors.Is(err, exchange.ErrInvalid):
+		c := codeInvalidArgument
+		c.Hint = "give a file ctx export wrote (docs/EXPORT.md is its schema) and fix the entries named; nothing was imported"
+		return c
+	case errors.Is(err, exchange.ErrConflict):
+		c := codeInvalidArgument
+		c.Hint = "import with --merge (identical nodes are skipped, older ones updated, newer ones kept), or into an empty store"
+		return c
+	case errors.Is(err, exchange.ErrDocument):
+		c := codeInvalidArgument
+		c.Hint = "ctx ingest takes one Markdown or text file (see `ctx ingest --help`); nothing was written"
+		return c
 	case errors.Is(err, repo.ErrInvalidRev), errors.Is(err, object.ErrInvalidID), errors.Is(err, refs.ErrInvalidName):
 		c := codeInvalidArgument
 		c.Hint = "a revision is a ref (HEAD, main, refs/<name>, STAGE) or an id prefix of at least 4 hex digits, then ^, ^N, ~N or :PATH; `ctx show-ref` lists the refs"
@@ -184,7 +223,7 @@ func classify(err error) code {
 
 // pkgPrefix matches the package prefixes ("object: ", "repo: ") that
 // library errors carry at the start of the message or of a wrapped part.
-var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|view|graph|lockfile|regfile|atomicfile|syncfs): `)
+var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|view|graph|lockfile|regfile|atomicfile|syncfs|llm|exchange): `)
 
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").

@@ -124,44 +124,8 @@ func (c *DebugPackCmd) Run(app *App, r *repo.Repo) error {
 
 // runPack builds a pack for task and writes it to out ("" for stdout).
 func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd string) error {
-	ix, err := openIndex(app, r)
+	p, err := buildPack(app, r, task, opts, cmd)
 	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	src := pack.Source{Repo: r, Index: ix}
-	if !opts.NoGraph {
-		gx, err := index.OpenGraph(app.Ctx, r)
-		if err != nil {
-			return err
-		}
-		defer gx.Close()
-		src.Graph = gx
-	}
-	if opts.IncludeNarrative || opts.Where != nil {
-		if src.Catalog, err = loadCatalog(app, r); err != nil {
-			return err
-		}
-	}
-	if opts.Where != nil {
-		if err := resolveWhere(app, opts.Where, src.Catalog); err != nil {
-			return err
-		}
-		wg, err := newWhereGraph(app, r, src.Catalog, opts.Where)
-		if err != nil {
-			return err
-		}
-		defer wg.Close()
-		opts.WhereGraph = wg
-	}
-	if src.Head, err = headCommit(r); err != nil {
-		return err
-	}
-	p, err := pack.Build(app.Ctx, src, task, opts)
-	switch {
-	case errors.Is(err, pack.ErrInvalidOptions):
-		return &usageError{err: err, cmd: cmd}
-	case err != nil:
 		return err
 	}
 	text, err := pack.Render(p, opts.Format)
@@ -184,6 +148,48 @@ func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd st
 	}
 	fmt.Fprintf(app.Stderr, "ctx: wrote %s: %d chunks, %d of %d tokens\n", out, len(p.Retrieved), p.TokenBudget.Used, p.TokenBudget.Total)
 	return nil
+}
+
+// buildPack builds a pack for task (ctx query, ctx llm --query).
+func buildPack(app *App, r *repo.Repo, task string, opts pack.Options, cmd string) (*pack.Pack, error) {
+	ix, err := openIndex(app, r)
+	if err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	src := pack.Source{Repo: r, Index: ix}
+	if !opts.NoGraph {
+		gx, err := index.OpenGraph(app.Ctx, r)
+		if err != nil {
+			return nil, err
+		}
+		defer gx.Close()
+		src.Graph = gx
+	}
+	if opts.IncludeNarrative || opts.Where != nil {
+		if src.Catalog, err = loadCatalog(app, r); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Where != nil {
+		if err := resolveWhere(app, opts.Where, src.Catalog); err != nil {
+			return nil, err
+		}
+		wg, err := newWhereGraph(app, r, src.Catalog, opts.Where)
+		if err != nil {
+			return nil, err
+		}
+		defer wg.Close()
+		opts.WhereGraph = wg
+	}
+	if src.Head, err = headCommit(r); err != nil {
+		return nil, err
+	}
+	p, err := pack.Build(app.Ctx, src, task, opts)
+	if errors.Is(err, pack.ErrInvalidOptions) {
+		return nil, &usageError{err: err, cmd: cmd}
+	}
+	return p, err
 }
 
 // headCommit returns the commit a pack reads files from: the head of the

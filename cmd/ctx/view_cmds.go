@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctx-dev/ctx/graph"
-	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/narrative/view"
 	"github.com/ctx-dev/ctx/narrative/where"
 	"github.com/ctx-dev/ctx/repo"
@@ -300,7 +298,7 @@ func compose(app *App, r *repo.Repo, v *view.View, f *renderFlags, cmd, label st
 		if err != nil {
 			return err
 		}
-		edges = &viewEdges{g: g}
+		edges = g
 	}
 	res, err := view.Render(cat, nodes, edges, view.RenderOptions{Budget: budget, Format: format, Now: now, View: v.Name})
 	if err != nil {
@@ -308,32 +306,6 @@ func compose(app *App, r *repo.Repo, v *view.View, f *renderFlags, cmd, label st
 	}
 	_, err = fmt.Fprint(app.Stdout, res.Text)
 	return err
-}
-
-// viewEdges answers view.Render's questions from the graph.
-type viewEdges struct{ g *repo.Graph }
-
-var _ view.Edges = (*viewEdges)(nil)
-
-// Targets returns the narrative nodes id has an edge to with the label.
-func (e *viewEdges) Targets(id narrative.ID, label string) []narrative.ID {
-	// A narrative node's graph id derives from its id alone: the type
-	// given here does not matter.
-	i, ok := e.g.Lookup(graph.NarrativeNode("", string(id)).ID)
-	if !ok {
-		return nil
-	}
-	var out []narrative.ID
-	for _, x := range e.g.Out(i) {
-		if string(e.g.Label(x)) != label {
-			continue
-		}
-		_, to := e.g.Ends(x)
-		if n := e.g.NarrativeNode(e.g.Node(to).ID); n != nil {
-			out = append(out, n.ID)
-		}
-	}
-	return out
 }
 
 // defaultBudget is the budget of a rendering that neither a flag nor its

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/narrative/where"
@@ -65,98 +64,7 @@ func (e *whereError) Error() string {
 
 func (e *whereError) Unwrap() error { return e.err }
 
-// whereGraph answers the graph predicates of a --where expression:
-// has:summary from the catalog (the derived-from headers of summaries),
-// has:edges, from: and to: from the index's graph segment (the same edges
-// `ctx edges` shows: the commits' edge batches and code, and the working
-// narrative's declared edges), opened only when the expression asks
-// about edges. Close releases it.
-type whereGraph struct {
-	cat        *narrative.Catalog
-	summarised map[narrative.ID]bool
-	gx         *index.GraphIndex
-	out        map[narrative.ID]map[index.NodeNum]bool // the nodes each node has an edge to, as asked
-}
-
-var _ where.Graph = (*whereGraph)(nil)
-
-func newWhereGraph(app *App, r *repo.Repo, cat *narrative.Catalog, e *where.Expr) (*whereGraph, error) {
-	summaries, edges := e.Needs()
-	wg := &whereGraph{cat: cat}
-	if summaries {
-		wg.summarised = map[narrative.ID]bool{}
-		for _, id := range cat.IDs() {
-			if n := cat.Nodes[id]; n.Type == narrative.Summary && !n.Deleted {
-				for _, d := range n.DerivedFrom {
-					wg.summarised[d] = true
-				}
-			}
-		}
-	}
-	if edges {
-		gx, err := index.OpenGraph(app.Ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		wg.gx, wg.out = gx, map[narrative.ID]map[index.NodeNum]bool{}
-	}
-	return wg, nil
-}
-
-// Close releases the graph segment, if it was opened.
-func (wg *whereGraph) Close() {
-	if wg != nil && wg.gx != nil {
-		wg.gx.Close()
-	}
-}
-
-// num returns a narrative node's number in the graph segment.
-func (wg *whereGraph) num(id narrative.ID) (index.NodeNum, bool) {
-	typ := ""
-	if n, ok := wg.cat.Nodes[id]; ok {
-		typ = string(n.Type)
-	}
-	n, ok, err := wg.gx.Lookup(graph.NarrativeNode(typ, string(id)).Name())
-	return n, ok && err == nil
-}
-
-// HasSummary reports whether a summary that is not deleted derives from id.
-func (wg *whereGraph) HasSummary(id narrative.ID) bool { return wg.summarised[id] }
-
-// HasEdges reports whether the graph has an edge from or to id.
-func (wg *whereGraph) HasEdges(id narrative.ID) bool {
-	if wg.gx == nil {
-		return false
-	}
-	n, ok := wg.num(id)
-	if !ok {
-		return false
-	}
-	for _, out := range []bool{true, false} {
-		if adj, err := wg.gx.Adjacent(n, out, graph.Low); err == nil && len(adj) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// EdgeFrom reports whether the graph has an edge from from to to.
-func (wg *whereGraph) EdgeFrom(from, to narrative.ID) bool {
-	if wg.gx == nil {
-		return false
-	}
-	set, ok := wg.out[from]
-	if !ok {
-		set = map[index.NodeNum]bool{}
-		if n, ok := wg.num(from); ok {
-			if adj, err := wg.gx.Adjacent(n, true, graph.Low); err == nil {
-				for _, a := range adj {
-					set[a.Node] = true
-				}
-			}
-		}
-		wg.out[from] = set
-	}
-	t, ok := wg.num(to)
-	return ok && set[t]
+// newWhereGraph is index.NewWhereGraph for a command.
+func newWhereGraph(app *App, r *repo.Repo, cat *narrative.Catalog, e *where.Expr) (*index.WhereGraph, error) {
+	return index.NewWhereGraph(app.Ctx, r, cat, e)
 }

@@ -1966,9 +1966,19 @@ type config struct {
 		IncludeNarrative *bool  `toml:"include_narrative"`
 	} `toml:"retrieval"`
 	LLM struct {
-		ServerURL         *string `toml:"server_url"`
-		Model             *string `toml:"model"`
-		MaxResponseTokens *int64  `toml:"max_response_tokens"`
+		ServerURL           *string  `toml:"server_url"`
+		Model               *string  `toml:"model"`
+		MaxResponseTokens   *int64   `toml:"max_response_tokens"`
+		API                 *string  `toml:"api"`
+		APIKeyEnv           *string  `toml:"api_key_env"`
+		Temperature         *float64 `toml:"temperature"`
+		Timeout             *string  `toml:"timeout"`
+		Retries             *int64   `toml:"retries"`
+		Stream              *bool    `toml:"stream"`
+		CachePrompt         *bool    `toml:"cache_prompt"`
+		Slot                *int64   `toml:"slot"`
+		SystemPrefix        *string  `toml:"system_prefix"`
+		ResponseInstruction *string  `toml:"response_instruction"`
 	} `toml:"llm"`
 	Stage struct {
 		MaxEdgesPerStep   *int64  `toml:"max_edges_per_step"`
@@ -1977,6 +1987,9 @@ type config struct {
 		CompactOnTaskDone *bool   `toml:"compact_on_task_done"`
 		CompactOnSwitch   *bool   `toml:"compact_on_switch"`
 	} `toml:"stage"`
+	Hooks struct {
+		MaxContextChars *int64 `toml:"max_context_chars"`
+	} `toml:"hooks"`
 }
 
 // checkConfig applies §8: config.toml must exist (§2) and be a regular
@@ -2060,6 +2073,29 @@ func (v *validator) checkConfig() error {
 			bad("stage.compact_after %q is not a duration (\"4h\", \"90m\", \"0\")", *d)
 		}
 	}
+	if a := c.LLM.API; a != nil && *a != "llamacpp" && *a != "openai" {
+		bad("llm.api %q is not llamacpp or openai", *a)
+	}
+	if e := c.LLM.APIKeyEnv; e != nil && !validEnvName(*e) {
+		bad("llm.api_key_env %q is not an environment variable name", *e)
+	}
+	if f := c.LLM.Temperature; f != nil && !(*f >= 0 && *f <= 2) {
+		bad("llm.temperature %g is outside 0-2", *f)
+	}
+	if d := c.LLM.Timeout; d != nil {
+		if dur, err := time.ParseDuration(*d); err != nil || dur <= 0 {
+			bad("llm.timeout %q is not a positive duration", *d)
+		}
+	}
+	if n := c.LLM.Retries; n != nil && (*n < 0 || *n > 10) {
+		bad("llm.retries %d is outside 0-10", *n)
+	}
+	if n := c.LLM.Slot; n != nil && *n < -1 {
+		bad("llm.slot %d is below -1", *n)
+	}
+	if n := c.Hooks.MaxContextChars; n != nil && (*n < 1000 || *n > 40000) {
+		bad("hooks.max_context_chars %d is outside 1000-40000", *n)
+	}
 	if u := c.LLM.ServerURL; u != nil {
 		pu, err := url.Parse(*u)
 		if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Hostname() == "" {
@@ -2067,6 +2103,23 @@ func (v *validator) checkConfig() error {
 		}
 	}
 	return nil
+}
+
+// validEnvName: §8 says api_key_env is empty or an environment variable
+// name: ASCII letters, digits and '_', not starting with a digit.
+func validEnvName(s string) bool {
+	if s == "" {
+		return true
+	}
+	for i, c := range s {
+		switch {
+		case c == '_', c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z':
+		case c >= '0' && c <= '9' && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // validGlob: §8 does not define the glob syntax; formatcheck takes the

@@ -1077,6 +1077,14 @@ func TestConfig(t *testing.T) {
 		{name: "config with an empty server_url", damage: configWith(id + "[llm]\nserver_url = \"\"\n"), want: codes("E016")},
 		{name: "config with server_url http://:80 (a port, no host)", damage: configWith(id + "[llm]\nserver_url = \"http://:80\"\n"),
 			want: codes("E016")},
+		{name: "config with every llm key", damage: configWith(id + "[llm]\napi = \"openai\"\napi_key_env = \"OPENAI_API_KEY\"\ntemperature = 0.2\ntimeout = \"90s\"\nretries = 0\nstream = false\ncache_prompt = false\nslot = 1\nsystem_prefix = \"x\"\nresponse_instruction = \"\"\n"), want: codes()},
+		{name: "config with an integer temperature", damage: configWith(id + "[llm]\ntemperature = 1\n"), want: codes()},
+		{name: "config with llm.api anthropic", damage: configWith(id + "[llm]\napi = \"anthropic\"\n"), want: codes("E016")},
+		{name: "config with an api_key_env holding a key", damage: configWith(id + "[llm]\napi_key_env = \"sk-123\"\n"), want: codes("E016")},
+		{name: "config with temperature 3", damage: configWith(id + "[llm]\ntemperature = 3.0\n"), want: codes("E016")},
+		{name: "config with timeout 0s", damage: configWith(id + "[llm]\ntimeout = \"0s\"\n"), want: codes("E016")},
+		{name: "config with retries 11", damage: configWith(id + "[llm]\nretries = 11\n"), want: codes("E016")},
+		{name: "config with slot -2", damage: configWith(id + "[llm]\nslot = -2\n"), want: codes("E016")},
 	})
 }
 
