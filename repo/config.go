@@ -21,7 +21,9 @@ import (
 const Version = "0.1.0"
 
 // Config is .ctx/config.toml. Keys missing from the file take the values
-// of DefaultConfig; unknown keys are an error, so that typos are caught.
+// of DefaultConfig; unknown keys are ignored and listed in Unknown, so
+// that typos are reported and a key of a newer ctx does not stop an older
+// one.
 type Config struct {
 	Repo      RepoConfig      `toml:"repo"`
 	Storage   StorageConfig   `toml:"storage"`
@@ -30,6 +32,17 @@ type Config struct {
 	LLM       LLMConfig       `toml:"llm"`
 	Stage     StageConfig     `toml:"stage"`
 	Hooks     HooksConfig     `toml:"hooks"`
+	// Unknown lists the keys of the file this version of ctx does not
+	// know, sorted: they are ignored (UnknownKeysWarning says so).
+	Unknown []string `toml:"-"`
+}
+
+// UnknownKeysWarning is the warning for c.Unknown; "" when there are none.
+func (c *Config) UnknownKeysWarning() string {
+	if len(c.Unknown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("config.toml: unknown key(s) %s: ignored (a typo, or a key of a newer ctx; docs/FORMAT.md §8 lists every key)", strings.Join(c.Unknown, ", "))
 }
 
 // HooksConfig is the [hooks] table: the Claude Code hooks (package hook,
@@ -246,12 +259,14 @@ func ParseConfig(data []byte) (Config, error) {
 		return Config{}, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
+		// A typo, or a key a newer ctx knows (a teammate's ctx wrote it):
+		// ignored and reported, so that a team on several versions of ctx
+		// keeps working.
+		c.Unknown = make([]string, len(und))
 		for i, k := range und {
-			keys[i] = k.String()
+			c.Unknown[i] = k.String()
 		}
-		sort.Strings(keys)
-		return Config{}, fmt.Errorf("%w: unknown key(s) %s", ErrConfig, strings.Join(keys, ", "))
+		sort.Strings(c.Unknown)
 	}
 	if err := c.Validate(); err != nil {
 		return Config{}, err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,6 +114,50 @@ func TestParseConfigOverDefaults(t *testing.T) {
 	}
 }
 
+// TestParseConfigUnknownKeys: keys this ctx does not know (a typo, or a
+// key of a newer ctx) are ignored and reported, sorted; the known ones
+// still apply.
+func TestParseConfigUnknownKeys(t *testing.T) {
+	tests := []struct {
+		name, text string
+		unknown    []string
+	}{
+		{"none", "[repo]\nid = \"p\"\n", nil},
+		{"unknown key", "[repo]\nid = \"p\"\nbogus = 1\n", []string{"repo.bogus"}},
+		{"unknown keys sorted", "[repo]\nid = \"p\"\nzz = 1\n[storage]\naa = 2\n", []string{"repo.zz", "storage.aa"}},
+		{"unknown table", "[repo]\nid = \"p\"\n[extra]\nk = 2\n", []string{"extra", "extra.k"}},
+		{"unknown top-level key", "id = \"p\"\n[repo]\nid = \"p\"\n", []string{"id"}},
+		{"misspelled key", "[repo]\nid = \"p\"\n[storage]\ncompresion_level = 9\ncompression_level = 5\n", []string{"storage.compresion_level"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := ParseConfig([]byte(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.Unknown, tc.unknown) {
+				t.Errorf("Unknown = %q, want %q", c.Unknown, tc.unknown)
+			}
+			w := c.UnknownKeysWarning()
+			if (w == "") != (len(tc.unknown) == 0) {
+				t.Errorf("warning %q with unknown keys %q", w, tc.unknown)
+			}
+			for _, k := range tc.unknown {
+				if !strings.Contains(w, k) {
+					t.Errorf("warning %q does not name %s", w, k)
+				}
+			}
+			if c.Repo.ID != "p" {
+				t.Errorf("repo.id = %q", c.Repo.ID)
+			}
+		})
+	}
+	c, err := ParseConfig([]byte("[repo]\nid = \"p\"\n[storage]\ncompresion_level = 9\ncompression_level = 5\n"))
+	if err != nil || c.Storage.CompressionLevel != 5 {
+		t.Errorf("the known key beside an unknown one: %d %v", c.Storage.CompressionLevel, err)
+	}
+}
+
 func TestParseConfigErrors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -120,11 +165,6 @@ func TestParseConfigErrors(t *testing.T) {
 		words []string // the message names these
 	}{
 		{"empty", "", []string{"repo.id"}},
-		{"unknown key", "[repo]\nid = \"p\"\nbogus = 1\n", []string{"unknown key", "repo.bogus"}},
-		{"unknown keys sorted", "[repo]\nid = \"p\"\nzz = 1\n[storage]\naa = 2\n", []string{"repo.zz", "storage.aa"}},
-		{"unknown table", "[repo]\nid = \"p\"\n[extra]\nk = 2\n", []string{"extra", "extra.k"}},
-		{"unknown top-level key", "id = \"p\"\n[repo]\nid = \"p\"\n", []string{"unknown key(s) id"}},
-		{"misspelled key", "[repo]\nid = \"p\"\n[storage]\ncompresion_level = 9\n", []string{"storage.compresion_level"}},
 		{"syntax", "[repo\nid = \"p\"\n", []string{"toml"}},
 		{"duplicate key", "[repo]\nid = \"p\"\nid = \"q\"\n", []string{"toml"}},
 		{"wrong type", "[repo]\nid = \"p\"\n[storage]\ncompression_level = \"high\"\n", []string{"compression_level"}},

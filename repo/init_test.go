@@ -333,12 +333,21 @@ func TestOpen(t *testing.T) {
 			t.Errorf("Open of the project directory: %v, want ErrNotAStore", err)
 		}
 	})
-	t.Run("bad config", func(t *testing.T) {
+	t.Run("unknown config key", func(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(r.Root, "config.toml"), []byte("[repo]\nid = \"x\"\nbogus = 1\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Open(r.Root, Options{}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "repo.bogus") {
-			t.Errorf("Open with an unknown key: %v, want ErrConfig naming repo.bogus", err)
+		s, err := Open(r.Root, Options{})
+		if err != nil || !strings.Contains(s.Config.UnknownKeysWarning(), "repo.bogus") {
+			t.Errorf("Open with an unknown key: %v, want the store, with a warning naming repo.bogus", err)
+		}
+	})
+	t.Run("bad config", func(t *testing.T) {
+		if err := os.WriteFile(filepath.Join(r.Root, "config.toml"), []byte("[repo]\nid = \"x\"\n[storage]\ncompression_level = 99\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(r.Root, Options{}); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "compression_level") {
+			t.Errorf("Open with a value out of range: %v, want ErrConfig naming compression_level", err)
 		}
 	})
 	t.Run("missing config", func(t *testing.T) {

@@ -162,6 +162,9 @@ func (r *Repo) Verify(ctx context.Context, opts VerifyOptions) (*Report, error) 
 	r.verifyRefs(rep, infos)
 	r.findTemps(rep)
 	r.checkAttributes(rep)
+	if w := r.Config.UnknownKeysWarning(); w != "" {
+		rep.Warnings = append(rep.Warnings, w)
+	}
 	// Narrative files are edited by hand: one that does not parse is a
 	// warning to fix, not damage to the store.
 	if cat, err := r.Narrative().Load(); err == nil {

@@ -129,6 +129,8 @@ type App struct {
 	cleanup []func()
 	// writer is the locked store of the command, if it took the lock.
 	writer *repo.Writer
+	// configWarned: the unknown keys of config.toml were reported.
+	configWarned bool
 }
 
 // exitRequest unwinds a kong-initiated exit (after --help) to Main.
@@ -352,7 +354,15 @@ func (a *App) openRepo() (*repo.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return repo.Open(root, repo.Options{Clock: a.Clock, Session: a.Globals.Session})
+	r, err := repo.Open(root, repo.Options{Clock: a.Clock, Session: a.Globals.Session})
+	if err != nil {
+		return nil, err
+	}
+	if w := r.Config.UnknownKeysWarning(); w != "" && !a.configWarned {
+		a.configWarned = true
+		a.notice(map[string]string{"warning": w}, "ctx: warning: %s\n", w)
+	}
+	return r, nil
 }
 
 // lockRepo opens the store and takes its writer lock, released when the

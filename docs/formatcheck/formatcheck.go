@@ -1993,7 +1993,7 @@ type config struct {
 }
 
 // checkConfig applies §8: config.toml must exist (§2) and be a regular
-// file, be TOML with no unknown key and hold repo.id; missing keys other
+// file, be TOML and hold repo.id (an unknown key is a warning); missing keys other
 // than repo.id take their defaults; every present value must be within the
 // range §8 states. Every problem is E016.
 func (v *validator) checkConfig() error {
@@ -2022,11 +2022,12 @@ func (v *validator) checkConfig() error {
 	}
 	bad := func(format string, a ...any) { v.problem("E016", "config.toml", format, a...) }
 	if und := md.Undecoded(); len(und) > 0 {
+		// §8: ignored (a typo, or a key of a newer version), reported.
 		var ks []string
 		for _, k := range und {
 			ks = append(ks, k.String())
 		}
-		bad("unknown key(s) %s", strings.Join(ks, ", "))
+		v.warn("config.toml: unknown key(s) %s: ignored", strings.Join(ks, ", "))
 	}
 	switch id := c.Repo.ID; {
 	case id == nil:
