@@ -12,7 +12,6 @@ import (
 	"github.com/ctx-dev/ctx/hook/directive"
 	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/narrative"
-	"github.com/ctx-dev/ctx/narrative/where"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -252,15 +251,12 @@ func (x *executor) recall(d *directive.Directive) error {
 	if err != nil {
 		return err
 	}
-	var nodes []*narrative.Node
+	nodes, perr, err := Recall(x.ctx, x.w.Repo, cat, q, x.now)
+	if err != nil {
+		return err
+	}
 	note := ""
-	e, perr := where.Parse(q, x.now)
-	if perr == nil {
-		if nodes, err = selectExpr(x.ctx, x.w.Repo, cat, e); err != nil {
-			return err
-		}
-	} else {
-		nodes = matchWords(cat, q)
+	if perr != nil {
 		note = fmt.Sprintf("(Not a filter expression — %s — so nodes holding every word are shown. Filters: type:decision tag:x created:>7d, with AND, OR, NOT.)", message(perr))
 	}
 	matched := len(nodes)

@@ -22,6 +22,22 @@ func selectNodes(ctx context.Context, r *repo.Repo, cat *narrative.Catalog, q st
 	return selectExpr(ctx, r, cat, e)
 }
 
+// Recall returns the nodes a recall query q selects, as <ctx:recall>
+// and the MCP server's recall tool select them: when q is a filter
+// expression (docs/QUERY.md), the active nodes it matches, highest
+// priority first; otherwise the active nodes whose content or tags hold
+// every word of q, most recently changed first, with notFilter saying
+// why q is not an expression. err is a failure to read the store or an
+// id in q that names no node.
+func Recall(ctx context.Context, r *repo.Repo, cat *narrative.Catalog, q string, now time.Time) (nodes []*narrative.Node, notFilter, err error) {
+	e, perr := where.Parse(q, now)
+	if perr != nil {
+		return matchWords(cat, q), perr, nil
+	}
+	nodes, err = selectExpr(ctx, r, cat, e)
+	return nodes, nil, err
+}
+
 func selectExpr(ctx context.Context, r *repo.Repo, cat *narrative.Catalog, e *where.Expr) ([]*narrative.Node, error) {
 	if err := e.Resolve(func(prefix string) (narrative.ID, error) {
 		n, err := cat.Resolve(prefix)

@@ -78,8 +78,10 @@ type CLI struct {
 	Reconcile ReconcileCmd `cmd:"" group:"porcelain" help:"Merge the heads a git merge left on a ref into one commit."`
 	Stage     StageCmd     `cmd:"" group:"porcelain" help:"Staging sessions: start, status, list, flush, compact, abort, recover."`
 	Hook      HookCmd      `cmd:"" group:"porcelain" help:"Claude Code hooks: session-start, prompt-submit, stop, pre-compact, session-end (JSON on stdin and stdout)."`
+	Mcp       McpCmd       `cmd:"" group:"porcelain" help:"Serve the store to an MCP client over stdio: query, search, remember, recall, relate, show, status, stage tools; narrative files as resources."`
 	Install   InstallCmd   `cmd:"" group:"porcelain" help:"Install the ctx skill and hooks for Claude Code (--user or --project; --write-settings merges settings.json)."`
 	Uninstall UninstallCmd `cmd:"" group:"porcelain" help:"Remove the ctx skill and, with --write-settings, ctx's hooks from settings.json."`
+	Context   ContextCmd   `cmd:"" group:"porcelain" help:"An agent session's working set: show, render, activate, deactivate, pin, unpin, observe, sync, mount, window."`
 	Demo      DemoCmd      `cmd:"" group:"porcelain" help:"Run ctx on an embedded demo project and narrate what happens."`
 	Version   VersionCmd   `cmd:"" group:"porcelain" help:"Print the version of ctx and of its formats."`
 

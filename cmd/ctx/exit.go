@@ -19,6 +19,7 @@ import (
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 	"github.com/ctx-dev/ctx/staging"
+	"github.com/ctx-dev/ctx/workset"
 )
 
 // code is one row of the error-code table of docs/CLI.md.
@@ -82,6 +83,28 @@ func classify(err error) code {
 		if cmd := strings.TrimSuffix(ue.cmd, " node"); cmd != "" { // "add node" is add's hidden --type form
 			c.Hint = "see `ctx " + cmd + " --help`"
 		}
+		return c
+	case errors.Is(err, workset.ErrBudget):
+		c := codeBudgetExceeded
+		c.Hint = "raise --budget, or shorten the system prompt"
+		return c
+	case errors.Is(err, workset.ErrNotFound):
+		c := codeNodeNotFound
+		c.Hint = "`ctx context show` lists the session's objects (--agent names the session)"
+		return c
+	case errors.Is(err, workset.ErrAmbiguous):
+		return codeAmbiguousID
+	case errors.Is(err, workset.ErrInvalid):
+		c := codeInvalidArgument
+		c.Hint = "see `ctx context --help`"
+		return c
+	case errors.Is(err, workset.ErrState):
+		c := codeDecode
+		c.Hint = "a working-set state file under .ctx/local/workset/ is damaged or newer than this ctx; removing the session's directory starts it over"
+		return c
+	case errors.Is(err, workset.ErrUnreadable):
+		c := codeNone
+		c.Hint = "the file cannot be read here (gone, not a regular file, over 8 MiB, or inside a sandbox): pass its content with --stdin"
 		return c
 	case errors.Is(err, view.ErrBudget):
 		return codeViewBudget
@@ -223,7 +246,7 @@ func classify(err error) code {
 
 // pkgPrefix matches the package prefixes ("object: ", "repo: ") that
 // library errors carry at the start of the message or of a wrapped part.
-var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|view|graph|lockfile|regfile|atomicfile|syncfs|llm|exchange): `)
+var pkgPrefix = lazyre.New(`(^|: )(?:repo|refs|object|narrative|view|graph|lockfile|regfile|atomicfile|syncfs|llm|exchange|workset): `)
 
 // message strips the package prefixes, which mean nothing to a user, and
 // nothing else (a path may well contain "repo: ").

@@ -326,10 +326,7 @@ func parseLabels(ss []string) ([]graph.Label, error) {
 }
 
 // edgeRow is an edge of a listing, with the side of the node it is on.
-type edgeRow struct {
-	Direction string `json:"direction"` // "out" or "in"
-	repo.EdgeView
-}
+type edgeRow = repo.NodeEdge
 
 // Run lists the node's edges.
 func (c *EdgesCmd) Run(app *App, r *repo.Repo) error {
@@ -356,40 +353,7 @@ func (c *EdgesCmd) Run(app *App, r *repo.Repo) error {
 
 // edgesOf returns the edges at node n, outgoing first.
 func edgesOf(g *repo.Graph, n graph.NodeID, dir graph.Direction, labels []graph.Label) []edgeRow {
-	rows := []edgeRow{}
-	i, ok := g.Lookup(n.ID)
-	if !ok {
-		return rows
-	}
-	want := func(e int32) bool {
-		if len(labels) == 0 {
-			return true
-		}
-		for _, l := range labels {
-			if g.Label(e) == l {
-				return true
-			}
-		}
-		return false
-	}
-	if dir&graph.Out != 0 {
-		for _, e := range g.Out(i) {
-			if want(e) {
-				rows = append(rows, edgeRow{"out", g.View(e)})
-			}
-		}
-	}
-	if dir&graph.In != 0 {
-		for _, e := range g.In(i) {
-			if from, _ := g.Ends(e); from == i && dir&graph.Out != 0 {
-				continue // a loop (a hand-edited derived-from naming its own node), listed once, as out
-			}
-			if want(e) {
-				rows = append(rows, edgeRow{"in", g.View(e)})
-			}
-		}
-	}
-	return rows
+	return g.EdgesOf(n, dir, labels)
 }
 
 func printEdgeRows(out io.Writer, rows []edgeRow) {

@@ -20,19 +20,6 @@ type SearchCmd struct {
 	Limit             int      `short:"n" default:"10" help:"Number of hits."`
 }
 
-// searchHit is a hit as --json prints it.
-type searchHit struct {
-	Kind      string   `json:"kind"`
-	Node      string   `json:"node"`
-	Title     string   `json:"title"`
-	Path      string   `json:"path,omitempty"`
-	StartLine uint32   `json:"start_line,omitempty"`
-	EndLine   uint32   `json:"end_line,omitempty"`
-	Score     float64  `json:"score"`
-	Snippet   string   `json:"snippet"`
-	Tags      []string `json:"tags,omitempty"`
-}
-
 // Run answers from the index, bringing it up to date first.
 func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	if c.Limit <= 0 {
@@ -52,17 +39,7 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 		return err
 	}
 	if app.Globals.JSON {
-		out := struct {
-			Query   string      `json:"query"`
-			Matched int         `json:"matched"`
-			Hits    []searchHit `json:"hits"`
-		}{Query: q, Matched: matched, Hits: make([]searchHit, 0, len(hits))}
-		for _, h := range hits {
-			d := h.Doc
-			out.Hits = append(out.Hits, searchHit{Kind: string(d.Kind), Node: d.Node.Name(), Title: d.Title, Path: d.Path,
-				StartLine: d.StartLine, EndLine: d.EndLine, Score: h.Score, Snippet: h.Snippet.Text, Tags: d.Tags})
-		}
-		return app.emit(out)
+		return app.emit(index.NewResult(q, matched, hits))
 	}
 	if len(hits) == 0 {
 		app.printf("no hits for %q\n", q)

@@ -9,9 +9,8 @@ import (
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
-	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/pack"
-	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -150,61 +149,18 @@ func runPack(app *App, r *repo.Repo, task string, opts pack.Options, out, cmd st
 	return nil
 }
 
-// buildPack builds a pack for task (ctx query, ctx llm --query).
+// buildPack builds a pack for task (ctx query, ctx llm --query) with
+// pack.Query, the function the MCP server's query tool calls too.
 func buildPack(app *App, r *repo.Repo, task string, opts pack.Options, cmd string) (*pack.Pack, error) {
-	ix, err := openIndex(app, r)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
-	src := pack.Source{Repo: r, Index: ix}
-	if !opts.NoGraph {
-		gx, err := index.OpenGraph(app.Ctx, r)
-		if err != nil {
-			return nil, err
-		}
-		defer gx.Close()
-		src.Graph = gx
-	}
-	if opts.IncludeNarrative || opts.Where != nil {
-		if src.Catalog, err = loadCatalog(app, r); err != nil {
-			return nil, err
-		}
-	}
-	if opts.Where != nil {
-		if err := resolveWhere(app, opts.Where, src.Catalog); err != nil {
-			return nil, err
-		}
-		wg, err := newWhereGraph(app, r, src.Catalog, opts.Where)
-		if err != nil {
-			return nil, err
-		}
-		defer wg.Close()
-		opts.WhereGraph = wg
-	}
-	if src.Head, err = headCommit(r); err != nil {
-		return nil, err
-	}
-	p, err := pack.Build(app.Ctx, src, task, opts)
+	bar := newProgress(app.Stderr, !app.Globals.JSON)
+	bar.unit = "documents"
+	p, err := pack.Query(app.Ctx, r, task, opts, pack.QueryOptions{
+		Index:   index.BuildOptions{Progress: bar.update},
+		Catalog: func() (*narrative.Catalog, error) { bar.done(); return loadCatalog(app, r) },
+	})
+	bar.done()
 	if errors.Is(err, pack.ErrInvalidOptions) {
 		return nil, &usageError{err: err, cmd: cmd}
 	}
-	return p, err
-}
-
-// headCommit returns the commit a pack reads files from: the head of the
-// ref HEAD names (the first of several, after a git merge that left them
-// unreconciled); zero for a store without commits.
-func headCommit(r *repo.Repo) (object.ID, error) {
-	_, heads, err := r.WorkingHeads()
-	if err != nil {
-		if errors.Is(err, refs.ErrNotFound) {
-			return object.Zero, nil // a ref with no head yet
-		}
-		return object.Zero, err
-	}
-	if len(heads) == 0 {
-		return object.Zero, nil
-	}
-	return heads[0], nil
+	return p, whereErr(app, err)
 }
