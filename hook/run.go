@@ -357,15 +357,11 @@ func (h *runner) advance(last string) error {
 // active staging session, as every narrative command does (outside a
 // session they wait for ctx commit).
 func (h *runner) recordStep(w *repo.Writer) error {
-	s, err := w.ActiveSession()
-	if err != nil || s == nil {
+	if s, err := w.ActiveSession(); err != nil || s == nil {
 		return nil
 	}
-	_, err = w.Commit(h.ctx, repo.CommitOptions{Message: "ctx hook " + h.opts.Event.Command() + ": <ctx:*> commands", Step: object.StepNote})
-	if err != nil {
-		return fmt.Errorf("the narrative was written, but recording it as a step of session %s failed (ctx stage flush retries): %w", s.ID, err)
-	}
-	return nil
+	_, err := w.NarrativeStep(h.ctx, "ctx hook "+h.opts.Event.Command()+": <ctx:*> commands", "", object.StepNote)
+	return err
 }
 
 // noticeText tells the agent what its commands did, so that it learns

@@ -266,22 +266,11 @@ func (s *Server) remember(ctx context.Context, in RememberInput) (string, error)
 // staging session, if there is one (as ctx add does in a session);
 // outside a session the narrative waits for ctx commit.
 func (s *Server) step(ctx context.Context, w *repo.Writer, tool string) (*Step, error) {
-	sess, err := w.ActiveSession()
-	if err != nil || sess == nil {
-		return nil, nil // outside a session, or a damaged one checked before the write
+	res, err := w.NarrativeStep(ctx, "ctx mcp "+tool, "", object.StepNote)
+	if err != nil || res == nil || !res.Committed {
+		return nil, err // outside a session, or nothing changed
 	}
-	res, err := w.Commit(ctx, repo.CommitOptions{Message: "ctx mcp " + tool, Step: object.StepNote})
-	if err != nil {
-		return nil, fmt.Errorf("the narrative was written, but recording it as a step of session %s failed (ctx stage flush retries): %w", sess.ID, err)
-	}
-	if !res.Committed {
-		return nil, nil
-	}
-	st := &Step{Session: sess.ID, ID: res.ID}
-	if ns, err := w.OpenSession(sess.ID); err == nil {
-		st.ID = ns.State.Head
-	}
-	return st, nil
+	return &Step{Session: res.Session, ID: res.Step}, nil
 }
 
 // RecallInput is the recall tool's arguments.

@@ -353,3 +353,53 @@ func sessionNames(ids []string) string {
 	}
 	return strings.Join(ids, ", ")
 }
+
+// NarrativeStep records the narrative's changes as a step of the active
+// staging session, if there is one: what every narrative command does
+// after it ran (ctx add, tag, the hooks' <ctx:*> commands, agent's
+// ObserveNote), and what ctx stage flush does for hand edits. Outside a
+// session it does nothing and returns nil: the narrative waits for ctx
+// commit. The step's id is the session's new head (res.Step).
+func (w *Writer) NarrativeStep(ctx context.Context, msg, author string, kind object.StepKind) (*StepResult, error) {
+	s, err := w.ActiveSession()
+	if err != nil || s == nil {
+		return nil, err
+	}
+	res, err := w.Commit(ctx, CommitOptions{Message: msg, Author: author, Step: kind})
+	if err != nil {
+		return nil, fmt.Errorf("the narrative was written, but recording it as a step of session %s failed (ctx stage flush retries): %w", s.ID, err)
+	}
+	out := &StepResult{Session: s.ID, CommitResult: res}
+	if res.Committed {
+		out.Step = res.ID
+		if ns, err := w.OpenSession(s.ID); err == nil {
+			out.Step = ns.State.Head
+		}
+	}
+	return out, nil
+}
+
+// StepResult is what NarrativeStep recorded: the commit (Committed false
+// when the narrative had no change) and the session's step.
+type StepResult struct {
+	*CommitResult
+	Session string    `json:"session"`
+	Step    object.ID `json:"step"`
+}
+
+// FlushStep records the narrative's unrecorded changes (hand edits) as a
+// step of the active session: ctx stage flush. No active session is
+// ErrSessionState. An empty msg is "Flush narrative changes".
+func (w *Writer) FlushStep(ctx context.Context, msg, author string) (*StepResult, error) {
+	s, err := w.ActiveSession()
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, fmt.Errorf("%w: no session is active: start one with ctx stage start \"TASK\"", ErrSessionState)
+	}
+	if msg == "" {
+		msg = "Flush narrative changes"
+	}
+	return w.NarrativeStep(ctx, msg, author, object.StepNote)
+}

@@ -207,29 +207,18 @@ type StageFlushCmd struct {
 
 // Run records the narrative's changes as a step.
 func (c *StageFlushCmd) Run(app *App, w *repo.Writer) error {
-	s, err := w.ActiveSession()
-	if err != nil {
-		return err
-	}
-	if s == nil {
-		return fmt.Errorf("%w: no session is active: start one with ctx stage start \"TASK\"", repo.ErrSessionState)
-	}
-	msg := c.Message
-	if msg == "" {
-		msg = "Flush narrative changes"
-	}
-	res, err := w.Commit(app.Ctx, repo.CommitOptions{Message: msg, Author: c.Author, Step: object.StepNote})
+	res, err := w.FlushStep(app.Ctx, c.Message, c.Author)
 	if err != nil {
 		return err
 	}
 	if app.Globals.JSON {
-		return app.emit(res)
+		return app.emit(res.CommitResult)
 	}
 	if !res.Committed {
 		app.printf("nothing to flush: each step is durable when its command returns, and the narrative has no unrecorded change\n")
 		return nil
 	}
-	app.printf("session %s: step of %d narrative file(s)\n", s.ID, len(res.Changes))
+	app.printf("session %s: step of %d narrative file(s)\n", res.Session, len(res.Changes))
 	return nil
 }
 
@@ -388,20 +377,15 @@ func (a *App) narrativeStep(cmd string) error {
 	if !ok {
 		return nil
 	}
-	s, err := w.ActiveSession()
-	if err != nil || s == nil {
+	if s, err := w.ActiveSession(); err != nil || s == nil {
 		return nil // outside a session, or a damaged one the command already reported
 	}
-	res, err := w.Commit(a.Ctx, repo.CommitOptions{Message: "ctx " + cmd, Step: kind})
+	res, err := w.NarrativeStep(a.Ctx, "ctx "+cmd, "", kind)
 	if err != nil {
-		return fmt.Errorf("the narrative was written, but recording it as a step of session %s failed (ctx stage flush retries): %w", s.ID, err)
+		return err
 	}
-	if res.Committed {
-		step := res.ID
-		if ns, err := w.OpenSession(s.ID); err == nil {
-			step = ns.State.Head
-		}
-		a.notice(map[string]any{"session": s.ID, "step": step}, "ctx: session %s: step %s\n", s.ID, step.Short())
+	if res != nil && res.Committed {
+		a.notice(map[string]any{"session": res.Session, "step": res.Step}, "ctx: session %s: step %s\n", res.Session, res.Step.Short())
 	}
 	return nil
 }
