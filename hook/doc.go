@@ -1,14 +1,15 @@
-// Package hook is ctx's side of the Claude Code integration: the five
-// hooks Claude Code runs (`ctx hook session-start | prompt-submit | stop |
-// pre-compact | session-end`), the <ctx:*> commands an agent writes in its
-// responses, and the per-session state that carries results from one
+// Package hook is ctx's side of the Claude Code integration: the six
+// hooks Claude Code runs (`ctx hook session-start | prompt-submit |
+// post-tool-use | stop | pre-compact | session-end`), the <ctx:*>
+// commands an agent writes in its responses, and the per-session state that carries results from one
 // hook to the next. An agent host written in Go links it instead of
 // running the ctx binary; cmd/ctx adds only flags and exit codes.
 //
 // # Nouns
 //
 //   - Event: one of the hooks, named as Claude Code names it
-//     (SessionStart, UserPromptSubmit, Stop, PreCompact, SessionEnd).
+//     (SessionStart, UserPromptSubmit, PostToolUse, Stop, PreCompact,
+//     SessionEnd).
 //   - Input: the JSON Claude Code writes on a hook's standard input
 //     (session_id, cwd, transcript_path, source, prompt, stop_hook_active,
 //     trigger, reason, …). Output: the JSON a hook answers with: "{}",
@@ -33,6 +34,8 @@
 //	PreCompact    ── the same as Stop: commands of a turn cut by compaction
 //	UserPromptSubmit ── pending results (claimed, then deleted) ──▶ additionalContext
 //	SessionEnd    ── removes state of sessions idle for 30 days; nothing slow
+//	PostToolUse   ── a file read or written, or paths a Bash/Grep/Glob output
+//	                 names, join the session's working set (package workset)
 //
 // Every injection fits Options.MaxChars (config hooks.max_context_chars,
 // 10,000 by default), well under the 50,000 characters above which Claude

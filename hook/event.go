@@ -17,10 +17,11 @@ const (
 	Stop
 	PreCompact
 	SessionEnd
+	PostToolUse
 )
 
 // Events lists the hooks in the order of a session.
-var Events = []Event{SessionStart, PromptSubmit, Stop, PreCompact, SessionEnd}
+var Events = []Event{SessionStart, PromptSubmit, PostToolUse, Stop, PreCompact, SessionEnd}
 
 var eventNames = map[Event][2]string{
 	SessionStart: {"SessionStart", "session-start"},
@@ -28,6 +29,7 @@ var eventNames = map[Event][2]string{
 	Stop:         {"Stop", "stop"},
 	PreCompact:   {"PreCompact", "pre-compact"},
 	SessionEnd:   {"SessionEnd", "session-end"},
+	PostToolUse:  {"PostToolUse", "post-tool-use"},
 }
 
 // String returns Claude Code's name of the event (hook_event_name,
@@ -66,6 +68,13 @@ type Input struct {
 	CustomInstructions string `json:"custom_instructions"`
 	// Reason is SessionEnd's: clear, logout, prompt_input_exit, other.
 	Reason string `json:"reason"`
+	// ToolName, ToolInput, ToolResponse and ToolUseID are PostToolUse's:
+	// the tool that ran (Read, Write, Edit, Bash, Grep, …), its arguments
+	// and its result as Claude Code gives them.
+	ToolName     string          `json:"tool_name"`
+	ToolInput    json.RawMessage `json:"tool_input"`
+	ToolResponse json.RawMessage `json:"tool_response"`
+	ToolUseID    string          `json:"tool_use_id"`
 }
 
 // MaxInput bounds the input a hook decodes; the rest is read and

@@ -79,6 +79,8 @@ func Run(ctx context.Context, r *repo.Repo, opts Options) (*Output, error) {
 		err = h.stop()
 	case SessionEnd:
 		_, err = GC(r.Root, r.Clock.Now().Add(-gcAge), 1000)
+	case PostToolUse:
+		err = h.postToolUse()
 	}
 	if err != nil {
 		if IsCorrupt(err) {

@@ -18,7 +18,14 @@ type HookCmd struct {
 	Stop         HookStopCmd         `cmd:"" name:"stop" help:"Stop: run the <ctx:*> commands of the assistant's last turn (from transcript_path, or --response)."`
 	PreCompact   HookPreCompactCmd   `cmd:"" name:"pre-compact" help:"PreCompact: run the <ctx:*> commands not run yet, before compaction drops them."`
 	SessionEnd   HookSessionEndCmd   `cmd:"" name:"session-end" help:"SessionEnd: quick clean-up of idle sessions' state."`
+	PostToolUse  HookPostToolUseCmd  `cmd:"" name:"post-tool-use" help:"PostToolUse: feed the session's working set (ctx context) with the file a tool read or wrote, or the paths its output names."`
 }
+
+// HookPostToolUseCmd is `ctx hook post-tool-use`.
+type HookPostToolUseCmd struct{}
+
+// Run answers PostToolUse.
+func (c *HookPostToolUseCmd) Run(app *App) error { return runHook(app, hook.PostToolUse, nil) }
 
 // HookSessionStartCmd is `ctx hook session-start`.
 type HookSessionStartCmd struct{}

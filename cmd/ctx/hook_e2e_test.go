@@ -484,3 +484,63 @@ func TestInstallUninstallE2E(t *testing.T) {
 		t.Errorf("SKILL.md after uninstall: %v", err)
 	}
 }
+
+// TestHookPostToolUse: PostToolUse feeds the session's working set —
+// a Read makes the file active, an ls through Bash leaves [unread] stubs,
+// an Edit adds a version — and answers {} every time; another session's
+// working set is untouched, and a tool the working set does not follow
+// changes nothing.
+func TestHookPostToolUse(t *testing.T) {
+	h := newHookEnv(t)
+	writeFiles(t, h.dir, map[string]string{"src/app.go": "package src\n", "src/util.go": "package src\n\nvar a = 1\n"})
+	post := func(fixture, session string) {
+		t.Helper()
+		if out := h.hookInput("post-tool-use", h.payload(fixture, session)); out.context() != "" || out.SystemMessage != "" {
+			t.Fatalf("%s: %+v", fixture, out)
+		}
+	}
+	type item struct {
+		Type     string `json:"type"`
+		Path     string `json:"path"`
+		Level    string `json:"level"`
+		State    string `json:"state"`
+		Versions int    `json:"versions"`
+	}
+	show := func(session string) map[string]item {
+		t.Helper()
+		var res struct {
+			Objects []item `json:"objects"`
+		}
+		out := h.ctx("--json", "context", "show", "--agent", session)
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatalf("context show: %v\n%s", err, out)
+		}
+		m := map[string]item{}
+		for _, it := range res.Objects {
+			if it.Type == "file" {
+				m[filepath.Base(it.Path)] = it
+			} else {
+				m[it.Type] = it
+			}
+		}
+		return m
+	}
+	post("post-tool-use-read.json", "s1")
+	post("post-tool-use-bash.json", "s1")
+	got := show("s1")
+	if got["app.go"].Level != "active" || got["app.go"].State == "unread" {
+		t.Errorf("app.go after Read: %+v (all: %+v)", got["app.go"], got)
+	}
+	if got["util.go"].State != "unread" || got["toolcall"].Type != "toolcall" {
+		t.Errorf("util.go after ls: %+v, want an [unread] stub and the call (all: %+v)", got["util.go"], got)
+	}
+	writeFiles(t, h.dir, map[string]string{"src/util.go": "package src\n\nvar b = 1\n"})
+	post("post-tool-use-edit.json", "s1")
+	if it := show("s1")["util.go"]; it.State == "unread" || it.Versions < 2 {
+		t.Errorf("util.go after Edit: %+v, want a version with content after the stub", it)
+	}
+	post("post-tool-use-other.json", "s1")
+	if len(show("s2")) != 0 {
+		t.Errorf("session s2 has a working set: %+v", show("s2"))
+	}
+}

@@ -380,6 +380,19 @@ func finish(top, hooks object) []byte {
 	return b.Bytes()
 }
 
+// toolMatcher names the tools whose PostToolUse feeds the working set
+// (hook.PostToolUse): Claude Code runs the hook only after those.
+const toolMatcher = "Read|Write|Edit|MultiEdit|NotebookEdit|Bash|Grep|Glob"
+
+// matcher is the matcher of ctx's hook for event e: every tool, or for
+// PostToolUse the tools it follows.
+func matcher(e hook.Event) string {
+	if e == hook.PostToolUse {
+		return toolMatcher
+	}
+	return ""
+}
+
 // Merge returns settings.json data with ctx's hook added to every event
 // (hook.Events) that lacks one, and the events it added to. Everything
 // else is kept in its order; the result is indented with two spaces.
@@ -399,7 +412,7 @@ func Merge(data []byte, program string) ([]byte, []string, error) {
 		if hasCtx(gs, e) {
 			continue
 		}
-		g := object{{"matcher", jsonString("")}, {"hooks", rawArray([]json.RawMessage{
+		g := object{{"matcher", jsonString(matcher(e))}, {"hooks", rawArray([]json.RawMessage{
 			object{{"type", jsonString("command")}, {"command", jsonString(Command(program, e))}}.marshal(),
 		})}}
 		gs = append(gs, g.marshal())

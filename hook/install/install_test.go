@@ -53,11 +53,14 @@ func TestMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "UserPromptSubmit Stop PreCompact SessionEnd"; strings.Join(added, " ") != want {
+	if want := "UserPromptSubmit PostToolUse Stop PreCompact SessionEnd"; strings.Join(added, " ") != want {
 		t.Errorf("added %v, want %s (SessionStart has ctx at another path)", added, want)
 	}
 	s := string(out)
-	for _, want := range []string{`"check && log > /tmp/x"`, `"notify-send done"`, `"/opt/bin/ctx hook session-start"`, `"ctx hook stop"`, `"ctx hook prompt-submit"`, `"ctx hook pre-compact"`, `"ctx hook session-end"`, `"model": "opus"`} {
+	if !strings.Contains(s, `"matcher": "`+toolMatcher+`"`) {
+		t.Errorf("PostToolUse is not limited to the tools it follows:\n%s", s)
+	}
+	for _, want := range []string{`"check && log > /tmp/x"`, `"notify-send done"`, `"/opt/bin/ctx hook session-start"`, `"ctx hook stop"`, `"ctx hook prompt-submit"`, `"ctx hook pre-compact"`, `"ctx hook session-end"`, `"ctx hook post-tool-use"`, `"model": "opus"`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("merged settings lack %s:\n%s", want, s)
 		}
@@ -82,8 +85,8 @@ func TestMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(which) != 5 {
-		t.Errorf("removed from %v, want all five events", which)
+	if len(which) != len(hook.Events) {
+		t.Errorf("removed from %v, want all %d events", which, len(hook.Events))
 	}
 	r := string(removed)
 	if strings.Contains(r, "ctx hook") || !strings.Contains(r, "notify-send done") || !strings.Contains(r, "check && log") || strings.Contains(r, "SessionEnd") {
@@ -116,7 +119,7 @@ func TestInstallUninstall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.SkillChanged || res.SettingsWritten || res.Snippet == "" || len(res.Added) != 5 {
+	if !res.SkillChanged || res.SettingsWritten || res.Snippet == "" || len(res.Added) != len(hook.Events) {
 		t.Errorf("install without --write-settings: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".claude", "settings.json")); !os.IsNotExist(err) {
@@ -133,7 +136,7 @@ func TestInstallUninstall(t *testing.T) {
 	if err != nil || string(b) != Skill {
 		t.Errorf("SKILL.md: %v", err)
 	}
-	if res, err = Uninstall(o); err != nil || !res.SkillChanged || len(res.Removed) != 5 || !res.SettingsWritten {
+	if res, err = Uninstall(o); err != nil || !res.SkillChanged || len(res.Removed) != len(hook.Events) || !res.SettingsWritten {
 		t.Errorf("uninstall: %+v, %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".claude", "skills", "ctx")); !os.IsNotExist(err) {
