@@ -16,7 +16,7 @@ func reseal(b []byte) {
 		return
 	}
 	foot := b[len(b)-footerSize:]
-	binary.LittleEndian.PutUint32(foot[44:], crc32.Checksum(b[:len(b)-footerSize], castagnoli))
+	binary.LittleEndian.PutUint32(foot[44:], crc32.Checksum(b[:len(b)-footerSize], castagnoli()))
 	k := min(int(b[6]), len(b)-footerSize-headerFixed)
 	binary.LittleEndian.PutUint32(foot[48:], metaChecksum(b[:headerFixed+k], foot))
 }

@@ -18,7 +18,7 @@ func (t *Table) Verify() error {
 		return nil
 	}
 	end := len(t.data) - footerSize
-	if got := crc32.Checksum(t.data[:end], castagnoli); got != t.crc {
+	if got := crc32.Checksum(t.data[:end], castagnoli()); got != t.crc {
 		return corruptf("content checksum mismatch: %08x, footer says %08x", got, t.crc)
 	}
 	var prev, key []byte
