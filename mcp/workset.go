@@ -57,20 +57,12 @@ func (s *Server) worksetOp(ctx context.Context, in WorksetInput, op func(*workse
 	if wd == "" {
 		wd = filepath.Dir(s.opts.Root)
 	}
-	res := WorksetResult{Agent: agent, Changes: []workset.Change{}}
+	res := WorksetResult{Agent: agent}
 	err = ws.Update(ctx, agent, func(ss *workset.Session) error {
-		for _, ref := range in.IDs {
-			ch, err := op(ss, ref)
-			if errors.Is(err, workset.ErrNotFound) && !strings.HasPrefix(ref, "/") {
-				// Not an id or a call: a path relative to the project.
-				ch, err = op(ss, filepath.ToSlash(filepath.Join(wd, ref)))
-			}
-			if err != nil {
-				return err
-			}
-			res.Changes = append(res.Changes, ch)
-		}
-		return nil
+		var err error
+		// A ref that names nothing is a path relative to the project.
+		res.Changes, err = ss.Apply(in.IDs, filepath.ToSlash(wd), op)
+		return err
 	})
 	if err != nil {
 		return "", err

@@ -123,27 +123,27 @@ func readSource(r Resolved) ([]byte, error) {
 // read"): content is what the read returned, or nil to read the file from
 // disk. The file joins the session index, the pool and the active set.
 func (s *Session) ReadFile(agentPath string, content []byte) (Change, error) {
-	r, err := s.Resolve(agentPath)
-	if err != nil {
-		return Change{}, err
+	c, err := s.indexFile(agentPath, content)
+	if err == nil {
+		s.addActive(c.ID)
 	}
-	if content == nil {
-		if content, err = readSource(r); err != nil {
-			return Change{}, err
-		}
-	}
-	f, out, err := s.store.Index(r.Source, content)
-	if err != nil {
-		return Change{}, err
-	}
-	s.addActive(f.ID)
-	return Change{ID: f.ID, Type: "file", Path: r.Display, Outcome: out}, nil
+	return c, err
 }
 
 // WriteFile indexes a file the agent wrote or edited: a new version when
 // its bytes changed. It joins the index and the pool; whether it is active
 // does not change.
 func (s *Session) WriteFile(agentPath string, content []byte) (Change, error) {
+	c, err := s.indexFile(agentPath, content)
+	if err == nil {
+		s.addPool(c.ID)
+	}
+	return c, err
+}
+
+// indexFile runs the indexing protocol on the file at agentPath, with
+// content, or nil to read it from disk.
+func (s *Session) indexFile(agentPath string, content []byte) (Change, error) {
 	r, err := s.Resolve(agentPath)
 	if err != nil {
 		return Change{}, err
@@ -157,7 +157,6 @@ func (s *Session) WriteFile(agentPath string, content []byte) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	s.addPool(f.ID)
 	return Change{ID: f.ID, Type: "file", Path: r.Display, Outcome: out}, nil
 }
 
@@ -435,4 +434,23 @@ func isRegular(r Resolved) bool {
 	}
 	st, err := os.Stat(filepath.FromSlash(r.Source.Path))
 	return err == nil && st.Mode().IsRegular()
+}
+
+// Apply runs op (Activate, Deactivate, Pin, Unpin, …) on each object refs
+// name, in order, and returns what each changed. A ref that names no
+// object and is not an absolute path is taken as a path relative to dir,
+// the agent's working directory.
+func (s *Session) Apply(refs []string, dir string, op func(*Session, string) (Change, error)) ([]Change, error) {
+	done := make([]Change, 0, len(refs))
+	for _, ref := range refs {
+		ch, err := op(s, ref)
+		if errors.Is(err, ErrNotFound) && !strings.HasPrefix(ref, "/") {
+			ch, err = op(s, path.Join(dir, ref))
+		}
+		if err != nil {
+			return nil, err
+		}
+		done = append(done, ch)
+	}
+	return done, nil
 }

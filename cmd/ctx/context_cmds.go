@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -158,24 +157,15 @@ type contextRefs struct {
 }
 
 func (c *contextRefs) each(app *App, verb string, op func(*workset.Session, string) (workset.Change, error)) error {
+	wd, err := c.cwd(app)
+	if err != nil {
+		return err
+	}
 	var done []workset.Change
-	err := c.update(app, func(s *workset.Session) error {
-		for _, ref := range c.Refs {
-			ch, err := op(s, ref)
-			if errors.Is(err, workset.ErrNotFound) && !strings.HasPrefix(ref, "/") {
-				// Not an id or a call: a path relative to --cwd.
-				a, aerr := c.abs(app, ref)
-				if aerr != nil {
-					return aerr
-				}
-				ch, err = op(s, a)
-			}
-			if err != nil {
-				return err
-			}
-			done = append(done, ch)
-		}
-		return nil
+	err = c.update(app, func(s *workset.Session) error {
+		var err error
+		done, err = s.Apply(c.Refs, wd, op)
+		return err
 	})
 	if err != nil {
 		return err
