@@ -286,18 +286,15 @@ func (p *graphPart) close() error {
 }
 
 // openGraphPart opens the adjacency tables of a graph or code graph
-// segment.
-func openGraphPart(dir string) (*graphPart, error) {
-	p := &graphPart{}
+// segment, whose manifest (readManifest of dir) is m.
+func openGraphPart(dir string, m *Manifest) (*graphPart, error) {
+	if m == nil {
+		return nil, fmt.Errorf("%w: graph segment %s has no manifest", ErrCorrupt, filepath.Base(dir))
+	}
+	p := &graphPart{count: m.Nodes}
 	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &p.nodes}, {adjFile, "adj", &p.adj}, {keysFile, "keys", &p.keys}}); err != nil {
 		p.close()
 		return nil, err
-	}
-	if m := readManifest(dir); m != nil {
-		p.count = m.Nodes
-	} else {
-		p.close()
-		return nil, fmt.Errorf("%w: graph segment %s has no manifest", ErrCorrupt, filepath.Base(dir))
 	}
 	return p, nil
 }
@@ -409,12 +406,14 @@ func (gx *GraphIndex) Close() error {
 	return errors.Join(errs...)
 }
 
-// openGraph opens a graph segment and the code graph segment it extends.
-func openGraph(dir, codeDir string) (*GraphIndex, error) {
+// openGraph opens the graph segment and the code graph segment it
+// extends that dirs name (current's), whose manifests are ms.
+func openGraph(dirs [nParts]string, ms [nParts]*Manifest) (*GraphIndex, error) {
 	gx := &GraphIndex{}
+	dir := dirs[partGraph]
 	var err error
-	if gx.code, err = openGraphPart(codeDir); err == nil {
-		if gx.rest, err = openGraphPart(dir); err == nil {
+	if gx.code, err = openGraphPart(dirs[partCodeGraph], ms[partCodeGraph]); err == nil {
+		if gx.rest, err = openGraphPart(dir, ms[partGraph]); err == nil {
 			err = openTables(dir, []tableSpec{{commitsFile, "commits", &gx.commits}})
 		}
 	}
@@ -438,28 +437,31 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	open := func() (*GraphIndex, bool) {
-		cur := current(r)
-		if cur[partGraph] == "" || cur[partCodeGraph] == "" {
-			return nil, false
+	// graphParts returns the current graph segments and their manifests;
+	// false when either is missing.
+	graphParts := func() (dirs [nParts]string, ms [nParts]*Manifest, ok bool) {
+		dirs = current(r)
+		for _, part := range []int{partGraph, partCodeGraph} {
+			if dirs[part] == "" {
+				return dirs, ms, false
+			}
+			ms[part] = readManifest(dirs[part])
 		}
-		if !partFresh(partGraph, readManifest(cur[partGraph]), m) || !partFresh(partCodeGraph, readManifest(cur[partCodeGraph]), m) {
-			return nil, false
-		}
-		gx, err := openGraph(cur[partGraph], cur[partCodeGraph])
-		return gx, err == nil
+		return dirs, ms, true
 	}
-	if gx, ok := open(); ok {
-		return gx, nil
+	if dirs, ms, ok := graphParts(); ok && partFresh(partGraph, ms[partGraph], m) && partFresh(partCodeGraph, ms[partCodeGraph], m) {
+		if gx, err := openGraph(dirs, ms); err == nil {
+			return gx, nil
+		}
 	}
 	if _, err := rebuild(ctx, r, BuildOptions{IfStale: true}, [nParts]bool{partGraph: true, partCodeGraph: true}); err != nil {
 		return nil, err
 	}
-	cur := current(r)
-	if cur[partGraph] == "" || cur[partCodeGraph] == "" {
+	dirs, ms, ok := graphParts()
+	if !ok {
 		return nil, fmt.Errorf("%w: no graph segment after a rebuild", ErrCorrupt)
 	}
-	return openGraph(cur[partGraph], cur[partCodeGraph])
+	return openGraph(dirs, ms)
 }
 
 // Neighbors returns the nodes next to the node named name ("kind:key",

@@ -702,7 +702,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir, ba
 		return writeGraphSegment(dir, adj, pm)
 	case partGraph:
 		pm.Heads, pm.Narrative, pm.CodeGraph = m.Heads, m.Narrative, m.CodeGraph
-		bg, err := openGraphPart(base)
+		bg, err := openGraphPart(base, readManifest(base))
 		if err != nil {
 			return nil, err
 		}
