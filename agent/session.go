@@ -193,7 +193,8 @@ func (s *Session) ObserveNote(ctx context.Context, text string) (*Note, error) {
 	err := s.write(ctx, "observe_note", func(w *repo.Writer) error {
 		// A session that cannot take a step refuses before anything is
 		// written, as the CLI does.
-		if _, err := w.ActiveSession(); err != nil {
+		sess, err := w.ActiveSession()
+		if err != nil {
 			return err
 		}
 		n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: text})
@@ -201,7 +202,7 @@ func (s *Session) ObserveNote(ctx context.Context, text string) (*Note, error) {
 			return err
 		}
 		out.Node = n
-		out.Step, err = w.NarrativeStep(ctx, "agent: note", s.opts.Author, object.StepNote)
+		out.Step, err = w.NarrativeStep(ctx, sess, "agent: note", s.opts.Author, object.StepNote)
 		return err
 	})
 	if err != nil {

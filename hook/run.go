@@ -359,10 +359,11 @@ func (h *runner) advance(last string) error {
 // active staging session, as every narrative command does (outside a
 // session they wait for ctx commit).
 func (h *runner) recordStep(w *repo.Writer) error {
-	if s, err := w.ActiveSession(); err != nil || s == nil {
+	s, err := w.ActiveSession()
+	if err != nil || s == nil {
 		return nil
 	}
-	_, err := w.NarrativeStep(h.ctx, "ctx hook "+h.opts.Event.Command()+": <ctx:*> commands", "", object.StepNote)
+	_, err = w.NarrativeStep(h.ctx, s, "ctx hook "+h.opts.Event.Command()+": <ctx:*> commands", "", object.StepNote)
 	return err
 }
 

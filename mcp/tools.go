@@ -229,7 +229,8 @@ func (s *Server) remember(ctx context.Context, in RememberInput) (string, error)
 	defer s.unlock(w)
 	// A narrative write in a session records a step: refuse before
 	// writing if the session cannot take one (as the CLI does).
-	if _, err := w.ActiveSession(); err != nil {
+	sess, err := w.ActiveSession()
+	if err != nil {
 		return "", err
 	}
 	nn := narrative.NewNode{Stream: in.Stream, Type: typ, Content: content, Tags: in.Tags}
@@ -256,17 +257,17 @@ func (s *Server) remember(ctx context.Context, in RememberInput) (string, error)
 		s.log.Warn("journal line not written", "node", n.ID, "err", err)
 	}
 	res.Node = nodeOf(n)
-	if res.Step, err = s.step(ctx, w, ToolRemember); err != nil {
+	if res.Step, err = s.step(ctx, w, sess, ToolRemember); err != nil {
 		return "", err
 	}
 	return jsonText(res)
 }
 
-// step records the narrative changes of a write as a step of the active
-// staging session, if there is one (as ctx add does in a session);
-// outside a session the narrative waits for ctx commit.
-func (s *Server) step(ctx context.Context, w *repo.Writer, tool string) (*Step, error) {
-	res, err := w.NarrativeStep(ctx, "ctx mcp "+tool, "", object.StepNote)
+// step records the narrative changes of a write as a step of sess, the
+// active staging session, if there is one (as ctx add does in a
+// session); outside a session the narrative waits for ctx commit.
+func (s *Server) step(ctx context.Context, w *repo.Writer, sess *repo.Session, tool string) (*Step, error) {
+	res, err := w.NarrativeStep(ctx, sess, "ctx mcp "+tool, "", object.StepNote)
 	if err != nil || res == nil || !res.Committed {
 		return nil, err // outside a session, or nothing changed
 	}

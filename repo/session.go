@@ -354,16 +354,17 @@ func sessionNames(ids []string) string {
 	return strings.Join(ids, ", ")
 }
 
-// NarrativeStep records the narrative's changes as a step of the active
-// staging session, if there is one: what every narrative command does
-// after it ran (ctx add, tag, the hooks' <ctx:*> commands, agent's
-// ObserveNote), and what ctx stage flush does for hand edits. Outside a
-// session it does nothing and returns nil: the narrative waits for ctx
-// commit. The step's id is the session's new head (res.Step).
-func (w *Writer) NarrativeStep(ctx context.Context, msg, author string, kind object.StepKind) (*StepResult, error) {
-	s, err := w.ActiveSession()
-	if err != nil || s == nil {
-		return nil, err
+// NarrativeStep records the narrative's changes as a step of s, the
+// active staging session (ActiveSession, which callers read before they
+// write, to refuse a session that cannot take a step): what every
+// narrative command does after it ran (ctx add, tag, the hooks' <ctx:*>
+// commands, MCP's remember, agent's ObserveNote), and what ctx stage
+// flush does for hand edits. With s nil (no session) it does nothing and
+// returns nil: the narrative waits for ctx commit. The step's id is the
+// session's new head (res.Step).
+func (w *Writer) NarrativeStep(ctx context.Context, s *Session, msg, author string, kind object.StepKind) (*StepResult, error) {
+	if s == nil {
+		return nil, nil
 	}
 	res, err := w.Commit(ctx, CommitOptions{Message: msg, Author: author, Step: kind})
 	if err != nil {
@@ -401,5 +402,5 @@ func (w *Writer) FlushStep(ctx context.Context, msg, author string) (*StepResult
 	if msg == "" {
 		msg = "Flush narrative changes"
 	}
-	return w.NarrativeStep(ctx, msg, author, object.StepNote)
+	return w.NarrativeStep(ctx, s, msg, author, object.StepNote)
 }

@@ -377,10 +377,11 @@ func (a *App) narrativeStep(cmd string) error {
 	if !ok {
 		return nil
 	}
-	if s, err := w.ActiveSession(); err != nil || s == nil {
+	s, err := w.ActiveSession()
+	if err != nil || s == nil {
 		return nil // outside a session, or a damaged one the command already reported
 	}
-	res, err := w.NarrativeStep(a.Ctx, "ctx "+cmd, "", kind)
+	res, err := w.NarrativeStep(a.Ctx, s, "ctx "+cmd, "", kind)
 	if err != nil {
 		return err
 	}
