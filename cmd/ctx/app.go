@@ -27,6 +27,12 @@ type Env struct {
 	Getenv func(string) string
 	// Wd is the working directory; "" means the process's.
 	Wd string
+	// Interruptible, if set, makes SIGINT and SIGTERM cancel the context
+	// Main was given from then on; commands call it (App.interruptible)
+	// before they write, build the index or run something. Until then a
+	// signal ends the process at once, which is safe: every write is
+	// crash-safe.
+	Interruptible func()
 }
 
 // Globals are the flags every command accepts.
@@ -372,6 +378,14 @@ func (a *App) openRepo() (*repo.Repo, error) {
 // *repo.Writer.
 func (a *App) lockRepo(k *kong.Context) (*repo.Writer, error) {
 	return a.lockForCommand(commandPath(k))
+}
+
+// interruptible makes SIGINT and SIGTERM ask the command to stop from
+// now on (Env.Interruptible), rather than end the process.
+func (a *App) interruptible() {
+	if a.Interruptible != nil {
+		a.Interruptible()
+	}
 }
 
 // printf writes text output; it is silent in --json mode.

@@ -80,6 +80,7 @@ func (f *contextFlags) update(app *App, fn func(*workset.Session) error) error {
 	if err != nil {
 		return err
 	}
+	app.interruptible()
 	return ws.Update(app.Ctx, agent, fn)
 }
 

@@ -39,6 +39,7 @@ func (c *DemoCmd) Run(app *App) error {
 	if app.Globals.JSON {
 		out = io.Discard
 	}
+	app.interruptible()
 	sum, err := demo.Run(app.Ctx, demo.Options{Dir: dir, Out: out, Clock: app.Clock})
 	if err != nil {
 		return err

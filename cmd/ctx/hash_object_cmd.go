@@ -98,6 +98,7 @@ func (c *HashObjectCmd) hashBlobs(app *App, r *repo.Repo, paths []string) ([]obj
 	if r == nil {
 		return object.PutFiles(app.Ctx, nil, paths, 0)
 	}
+	app.interruptible()
 	b := r.Objects.NewBatch()
 	ids, err := object.PutFiles(app.Ctx, b, paths, 0)
 	if err != nil {

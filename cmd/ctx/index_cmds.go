@@ -88,6 +88,7 @@ type RebuildCmd struct {
 
 // Run rebuilds the index.
 func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
+	app.interruptible()
 	if c.Full && c.Incremental {
 		return &usageError{err: fmt.Errorf("--full or --incremental, not both"), cmd: "rebuild"}
 	}

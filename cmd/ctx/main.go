@@ -8,24 +8,37 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"sync"
 	"syscall"
 	"time"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// On SIGINT or SIGTERM the command is asked to stop. A second
-		// signal kills at once, and a command that has not stopped in two
-		// seconds is ended anyway: every write is crash-safe.
-		<-ctx.Done()
-		stop()
-		time.AfterFunc(2*time.Second, func() { os.Exit(130) })
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	var once sync.Once
+	interruptible := func() { once.Do(func() { watchSignals(cancel) }) }
 	stopProfile := cpuProfile(os.Getenv("CTX_CPUPROFILE"))
-	code := Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
+	code := Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interruptible: interruptible})
 	stopProfile()
 	os.Exit(code)
+}
+
+// watchSignals makes SIGINT and SIGTERM ask the command to stop (cancel
+// its context). A second signal kills at once, and a command that has
+// not stopped in two seconds is ended anyway: every write is crash-safe.
+//
+// Only commands that write, build or run something call it (through
+// Env.Interruptible): the watch costs a goroutine and a thread, a quarter
+// of a millisecond, and a command that only reads can die at once.
+func watchSignals(cancel context.CancelFunc) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ch
+		signal.Stop(ch)
+		cancel()
+		time.AfterFunc(2*time.Second, func() { os.Exit(130) })
+	}()
 }
 
 // cpuProfile writes a CPU profile of the run to path when it is set (for

@@ -13,6 +13,7 @@ type McpCmd struct{}
 // Each tool call opens the store afresh and a writing one holds the
 // writer lock for that call only.
 func (c *McpCmd) Run(app *App, r *repo.Repo) error {
+	app.interruptible()
 	wd, err := app.wd()
 	if err != nil {
 		return err

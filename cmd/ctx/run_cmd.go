@@ -150,6 +150,7 @@ func (e *commandExit) Error() string { return fmt.Sprintf("the command exited wi
 // status. The store is locked only after the command has finished, so
 // the command itself may use ctx.
 func (c *RunCmd) Run(app *App) error {
+	app.interruptible()
 	argv := c.Command
 	if len(argv) > 0 && argv[0] == "--" {
 		argv = argv[1:]
@@ -238,6 +239,7 @@ func (a *App) checkSession() error {
 // returns. Commands whose Run takes a *repo.Writer get it through
 // lockRepo; ctx run and ctx add command call it once their input is in.
 func (a *App) lockForCommand(name string) (*repo.Writer, error) {
+	a.interruptible()
 	r, err := a.openRepo()
 	if err != nil {
 		return nil, err
