@@ -637,7 +637,7 @@ func Check(r *repo.Repo) (*Status, error) {
 	}
 	defer ix.Close()
 	st.Present, st.Dir, st.Docs = true, Dir(r), ix.Docs()
-	m, err := CurrentManifest(r)
+	m, err := currentManifest(r, ix.Manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -663,15 +663,23 @@ func staleReason(old, now *Manifest) string {
 // match the store (a new commit, pulled heads, a narrative file edited),
 // the stale segments are rebuilt first. rebuilt reports that some were.
 func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebuilt bool, err error) {
-	m, err := CurrentManifest(r)
+	cur, err := openCurrent(r)
+	var built *Manifest
+	if err == nil {
+		built = cur.Manifest
+	}
+	m, err := currentManifest(r, built)
 	if err != nil {
+		if cur != nil {
+			cur.Close()
+		}
 		return nil, false, err
 	}
-	if ix, err := openCurrent(r); err == nil {
-		if ix.Manifest.textEqual(m) {
-			return ix, false, nil
+	if cur != nil {
+		if cur.Manifest.textEqual(m) {
+			return cur, false, nil
 		}
-		ix.Close()
+		cur.Close()
 	}
 	opts.IfStale = true
 	ix, st, err := Rebuild(ctx, r, opts)

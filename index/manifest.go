@@ -58,14 +58,23 @@ type FileStat struct {
 }
 
 // CurrentManifest reads the manifest of the store as it stands.
-func CurrentManifest(r *repo.Repo) (*Manifest, error) {
+func CurrentManifest(r *repo.Repo) (*Manifest, error) { return currentManifest(r, nil) }
+
+// currentManifest is CurrentManifest, taking the code keys from built (a
+// manifest an index was built as; nil for none) when built has the
+// store's heads: the keys are a function of the heads' commits, which
+// never change, so those need not be read again. A command that finds the
+// index fresh then reads no object at all.
+func currentManifest(r *repo.Repo, built *Manifest) (*Manifest, error) {
 	name, heads, err := r.WorkingHeads()
 	if err != nil {
 		return nil, err
 	}
 	m := &Manifest{Tokenizer: text.Version, Ref: name, Heads: slices.Clone(heads)}
 	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
-	if m.Code, m.CodeGraph, err = codeKeys(r, m.Heads); err != nil {
+	if built != nil && built.Tokenizer == m.Tokenizer && !built.Code.IsZero() && !built.CodeGraph.IsZero() && slices.Equal(built.Heads, m.Heads) {
+		m.Code, m.CodeGraph = built.Code, built.CodeGraph
+	} else if m.Code, m.CodeGraph, err = codeKeys(r, m.Heads); err != nil {
 		return nil, err
 	}
 	root := r.Narrative().Root

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -88,4 +89,48 @@ func FuzzManifest(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// TestManifestKeysFromBuilt checks that the code keys are taken from the
+// manifest an index was built as exactly when its heads are the store's,
+// and computed from the heads' commits otherwise.
+func TestManifestKeysFromBuilt(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	want, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := func(heads []object.ID) *Manifest {
+		return &Manifest{Tokenizer: want.Tokenizer, Heads: heads, Code: object.Sum(object.KindBlob, []byte("code")), CodeGraph: object.Sum(object.KindBlob, []byte("graph"))}
+	}
+	other := []object.ID{object.Sum(object.KindBlob, []byte("another head"))}
+	for _, tc := range []struct {
+		name    string
+		built   *Manifest
+		trusted bool
+	}{
+		{"none", nil, false},
+		{"same heads", fake(want.Heads), true},
+		{"other heads", fake(other), false},
+		{"no heads", fake(nil), false},
+		{"another tokenizer", &Manifest{Tokenizer: want.Tokenizer + 1, Heads: want.Heads, Code: fake(nil).Code, CodeGraph: fake(nil).CodeGraph}, false},
+		{"no code key", &Manifest{Tokenizer: want.Tokenizer, Heads: want.Heads, CodeGraph: fake(nil).CodeGraph}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := currentManifest(r, tc.built)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantCode, wantGraph := want.Code, want.CodeGraph
+			if tc.trusted {
+				wantCode, wantGraph = tc.built.Code, tc.built.CodeGraph
+			}
+			if m.Code != wantCode || m.CodeGraph != wantGraph {
+				t.Fatalf("code keys %s %s, want %s %s", m.Code.Short(), m.CodeGraph.Short(), wantCode.Short(), wantGraph.Short())
+			}
+			if !slices.Equal(m.Heads, want.Heads) || m.Ref != want.Ref || !slices.Equal(m.Narrative, want.Narrative) {
+				t.Fatalf("manifest %+v, want %+v apart from the keys", m, want)
+			}
+		})
+	}
 }
