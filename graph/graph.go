@@ -12,11 +12,12 @@ import (
 type Graph struct {
 	nodes []NodeID
 	index map[object.ID]int32
-	src   []Edge  // the edges given to New, not copied
+	src   []Edge  // the edges given to New, not copied; nil from a Builder without them
 	kept  []int32 // edge number → position in src
 	from  []int32 // per edge
 	to    []int32
 	label []uint8 // per edge: index in Labels
+	conf  []uint8 // per edge: index in Confidences (len(Confidences): none of them)
 	// outStart[i]..outStart[i+1] index outEdges: the edges leaving node i.
 	outStart, outEdges []int32
 	inStart, inEdges   []int32
@@ -52,41 +53,17 @@ func (m labelMask) has(i uint8) bool { return m == 0 || m&(1<<i) != 0 }
 // them afterwards). Edges with the same from, to and label are one edge:
 // the one with the highest confidence, the first among equals.
 func New(edges []Edge) *Graph {
-	g := &Graph{
-		index: make(map[object.ID]int32, len(edges)/4+1),
-		src:   edges,
-		kept:  make([]int32, 0, len(edges)),
-		from:  make([]int32, 0, len(edges)),
-		to:    make([]int32, 0, len(edges)),
-		label: make([]uint8, 0, len(edges)),
-	}
-	type key struct {
-		from, to int32
-		label    uint8
-	}
-	seen := make(map[key]int32, len(edges))
+	b := NewBuilder(len(edges))
 	for i := range edges {
 		e := &edges[i]
 		li, ok := labelIndex[e.Label]
 		if !ok {
 			continue // not a valid edge; Validate refuses it on write
 		}
-		k := key{g.intern(e.From), g.intern(e.To), li}
-		if j, dup := seen[k]; dup {
-			if rank(e.Evidence.Confidence) < rank(edges[g.kept[j]].Evidence.Confidence) {
-				g.kept[j] = int32(i)
-			}
-			continue
-		}
-		seen[k] = int32(len(g.kept))
-		g.kept = append(g.kept, int32(i))
-		g.from = append(g.from, k.from)
-		g.to = append(g.to, k.to)
-		g.label = append(g.label, li)
+		from := b.Node(e.From)
+		b.add(from, b.Node(e.To), li, uint8(rank(e.Evidence.Confidence)), int32(i))
 	}
-	g.outStart, g.outEdges = csr(len(g.nodes), g.from)
-	g.inStart, g.inEdges = csr(len(g.nodes), g.to)
-	return g
+	return b.Graph(edges)
 }
 
 func rank(c Confidence) int {
@@ -96,21 +73,6 @@ func rank(c Confidence) int {
 		}
 	}
 	return len(Confidences)
-}
-
-// intern returns the number of node n, adding it if new.
-func (g *Graph) intern(n NodeID) int32 {
-	r := n.ID
-	if i, ok := g.index[r]; ok {
-		if g.nodes[i].Key == "" {
-			g.nodes[i].Key = n.Key
-		}
-		return i
-	}
-	i := int32(len(g.nodes))
-	g.index[r] = i
-	g.nodes = append(g.nodes, n)
-	return i
 }
 
 // csr groups edge numbers by the node at one end.
@@ -146,10 +108,26 @@ func (g *Graph) Lookup(n object.ID) (int32, bool) {
 	return i, ok
 }
 
-// Edge returns edge e.
-func (g *Graph) Edge(e int32) *Edge { return &g.src[g.kept[e]] }
+// Edge returns edge e; nil if the graph was built without its edges
+// (Builder.Graph(nil)).
+func (g *Graph) Edge(e int32) *Edge {
+	if g.src == nil {
+		return nil
+	}
+	return &g.src[g.kept[e]]
+}
 
-// Source returns the position of edge e in the slice given to New.
+// Confidence returns the confidence of edge e's evidence; "" if it is not
+// one of Confidences.
+func (g *Graph) Confidence(e int32) Confidence {
+	if c := g.conf[e]; int(c) < len(Confidences) {
+		return Confidences[c]
+	}
+	return ""
+}
+
+// Source returns the position of edge e in the slice given to New (the
+// number of edges added to a Builder before it).
 func (g *Graph) Source(e int32) int { return int(g.kept[e]) }
 
 // Label returns the label of edge e.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
@@ -65,20 +64,10 @@ type adjEdge struct {
 	label       uint32
 }
 
-func (e adjEdge) compare(f adjEdge) int {
-	switch {
-	case e.node != f.node:
-		return cmp.Compare(e.node, f.node)
-	case e.label != f.label:
-		return cmp.Compare(e.label, f.label)
-	}
-	return cmp.Compare(e.other, f.other)
-}
-
 // collectCodeGraph builds the graph of the heads' snapshots (code,
 // build graphs, diagnostics) and numbers its nodes from 0.
 func collectCodeGraph(ctx context.Context, r *repo.Repo, heads []object.ID, vs *versions) (*adjacency, error) {
-	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: narrative.CatalogOf(nil), NoNarrative: true, NoBatches: true, FileVersion: vs.get})
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: narrative.CatalogOf(nil), NoNarrative: true, NoBatches: true, NoEvidence: true, FileVersion: vs.get})
 	if err != nil {
 		return nil, fmt.Errorf("index: code graph: %w", err)
 	}
@@ -137,15 +126,15 @@ func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 		}
 		order = append(order, i)
 	}
-	sort.Slice(order, func(a, b int) bool {
-		x, y := g.Node(order[a]), g.Node(order[b])
+	slices.SortFunc(order, func(a, b int32) int {
+		x, y := g.Node(a), g.Node(b)
 		if x.Kind != y.Kind {
-			return x.Kind < y.Kind
+			return strings.Compare(string(x.Kind), string(y.Kind))
 		}
 		if x.Key != y.Key {
-			return x.Key < y.Key
+			return strings.Compare(x.Key, y.Key)
 		}
-		return x.ID.Compare(y.ID) < 0
+		return x.ID.Compare(y.ID)
 	})
 	a := &adjacency{first: first, nodes: make([]graph.NodeID, len(order))}
 	for k, i := range order {
@@ -159,7 +148,7 @@ func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 	var count [3]int
 	for e := range m {
 		used[g.LabelIndex(e)] = true
-		count[confRank(g.Edge(e).Evidence.Confidence)]++
+		count[confRank(g.Confidence(e))]++
 	}
 	for i, l := range graph.Labels {
 		if used[i] {
@@ -177,17 +166,40 @@ func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 		a.out[c] = make([]adjEdge, 0, count[c])
 		a.in[c] = make([]adjEdge, 0, count[c])
 	}
-	for e := range m {
-		from, to := g.Ends(e)
-		l, c := label[g.LabelIndex(e)], confRank(g.Edge(e).Evidence.Confidence)
-		a.out[c] = append(a.out[c], adjEdge{node: num[from], label: l, other: num[to]})
-		a.in[c] = append(a.in[c], adjEdge{node: num[to], label: l, other: num[from]})
-	}
-	for c := range 3 {
-		for _, l := range []*[]adjEdge{&a.out[c], &a.in[c]} {
-			slices.SortFunc(*l, adjEdge.compare)
-			*l = slices.Compact(*l)
+	// The lists sort by node, label and other: node by node in the
+	// order of their numbers, each node's few edges sorted by label and
+	// other, rather than a million edges sorted at once.
+	byNum := order // the code graph's numbers follow order
+	if base != nil {
+		byNum = make([]int32, n)
+		for i := range byNum {
+			byNum[i] = int32(i)
 		}
+		slices.SortFunc(byNum, func(x, y int32) int { return cmp.Compare(num[x], num[y]) })
+	}
+	var edges [3][]uint64 // of one node, by confidence: label << 32 | other
+	list := func(lists *[3][]adjEdge, node uint32, adj []int32, other func(int32) int32) {
+		for c := range edges {
+			edges[c] = edges[c][:0]
+		}
+		for _, e := range adj {
+			c := confRank(g.Confidence(e))
+			edges[c] = append(edges[c], uint64(label[g.LabelIndex(e)])<<32|uint64(num[other(e)]))
+		}
+		for c, es := range edges {
+			slices.Sort(es)
+			for k, x := range es {
+				if k == 0 || x != es[k-1] {
+					lists[c] = append(lists[c], adjEdge{node: node, label: uint32(x >> 32), other: uint32(x)})
+				}
+			}
+		}
+	}
+	to := func(e int32) int32 { _, t := g.Ends(e); return t }
+	from := func(e int32) int32 { f, _ := g.Ends(e); return f }
+	for _, i := range byNum {
+		list(&a.out, num[i], g.Out(i), to)
+		list(&a.in, num[i], g.In(i), from)
 	}
 	return a, nil
 }
@@ -230,7 +242,8 @@ func (a *adjacency) write(dir string, keys map[string][]uint32) error {
 		if err := nodesOut.w.Add(k[:], v); err != nil {
 			return err
 		}
-		keys[string(nsGraph)+n.Name()] = append(keys[string(nsGraph)+n.Name()], num)
+		name := string(nsGraph) + n.Name()
+		keys[name] = append(keys[name], num)
 	}
 	if err := nodesOut.close(); err != nil {
 		return err

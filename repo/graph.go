@@ -55,10 +55,18 @@ type Graph struct {
 	narr    map[object.ID]*narrative.Node // graph id of a narrative node → the node
 	names   map[object.ID]*narrative.Node // GraphOptions.Names, for Describe
 	items   map[object.ID]itemInfo        // code items of the semantic snapshots
-	byFile  map[string][]itemInfo         // the same, by file
 	diags   map[object.ID]diagInfo        // diagnostics of the latest command runs
 	root    string                        // the project root
 	repoID  string
+
+	// While Graph builds it: the file versions of the semantic
+	// snapshots, their items by file once itemAt asked, and with
+	// GraphOptions.NoEvidence the graph so far, of the code's edges and
+	// edges[:coded].
+	fvs     []*extract.FileVersion
+	byFile  map[string][]itemInfo
+	builder *graph.Builder
+	coded   int
 }
 
 // Origin returns where edge e comes from.
@@ -74,6 +82,14 @@ type itemInfo struct {
 
 // itemAt returns the key of the innermost item of a file spanning a line.
 func (g *Graph) itemAt(path string, line uint32) string {
+	if g.byFile == nil {
+		g.byFile = map[string][]itemInfo{}
+		for _, fv := range g.fvs {
+			for _, it := range fv.Items {
+				g.byFile[fv.Path] = append(g.byFile[fv.Path], itemInfo{key: it.Key, kind: it.Kind, path: fv.Path, line: it.Span.StartLine, end: it.Span.EndLine})
+			}
+		}
+	}
 	best, size := "", uint32(0)
 	for _, it := range g.byFile[path] {
 		if line >= it.line && line <= it.end && (best == "" || it.end-it.line < size) {
@@ -172,6 +188,23 @@ type GraphOptions struct {
 	// between its text and its graph. It is called from several
 	// goroutines at once, and must not change what it returns.
 	FileVersion func(object.ID) (*extract.FileVersion, error)
+	// NoEvidence builds the adjacency alone, for a caller that reads
+	// only nodes, edge ends, labels and confidences (the index, whose
+	// code graph has a million edges): the code's edges are numbered as
+	// they are read, per file, and never made graph.Edge values. The
+	// graph's Edge then returns nil, Origin and View must not be called,
+	// and Describe does not title code items. Needs NoNarrative (or
+	// NoCode): a narrative's mention of a code item is resolved among
+	// the graph's edges.
+	NoEvidence bool
+}
+
+// Validate reports options that contradict each other.
+func (o *GraphOptions) Validate() error {
+	if o.NoEvidence && !o.NoNarrative && !o.NoCode {
+		return fmt.Errorf("%w: graph options NoEvidence without NoNarrative", ErrInvalidArgument)
+	}
+	return nil
 }
 
 // Graph builds the relationship graph at some commits. An edge batch's
@@ -181,6 +214,9 @@ type GraphOptions struct {
 // and merged in later survives (add wins), so merges never lose an edge
 // a teammate asserted without seeing the unlink (docs/FORMAT.md §4.5).
 func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
 	heads := opts.At
 	working := len(heads) == 0
 	if working {
@@ -190,14 +226,14 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 		}
 	}
 	g := &Graph{Heads: heads, root: r.ProjectRoot(), repoID: r.Config.Repo.ID, narr: map[object.ID]*narrative.Node{},
-		items: map[object.ID]itemInfo{}, byFile: map[string][]itemInfo{}, diags: map[object.ID]diagInfo{}}
+		items: map[object.ID]itemInfo{}, diags: map[object.ID]diagInfo{}}
 	if !opts.NoBatches {
 		if err := r.batchEdges(ctx, g); err != nil {
 			return nil, err
 		}
 	}
 	if !opts.NoCode {
-		if err := r.codeEdges(ctx, g, opts.FileVersion); err != nil {
+		if err := r.codeEdges(ctx, g, opts.FileVersion, opts.NoEvidence); err != nil {
 			return nil, err
 		}
 		if err := r.buildEdges(g); err != nil {
@@ -236,8 +272,27 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 	if !opts.NoNarrative {
 		g.narrativeEdges(opts.Item)
 	}
-	g.Graph = graph.New(g.edges)
+	g.fvs, g.byFile = nil, nil
+	if g.builder == nil {
+		g.Graph = graph.New(g.edges)
+		return g, nil
+	}
+	// NoEvidence: the edges after the code's join it, and none is kept.
+	addEdges(g.builder, g.edges[g.coded:])
+	g.Graph = g.builder.Graph(nil)
+	g.edges, g.origins, g.builder = nil, nil, nil
 	return g, nil
+}
+
+// addEdges adds edges to b as graph.New does.
+func addEdges(b *graph.Builder, edges []graph.Edge) {
+	for i := range edges {
+		e := &edges[i]
+		if e.Label.Valid() { // no nodes for an edge the graph leaves out
+			from := b.Node(e.From)
+			b.Add(from, b.Node(e.To), e.Label, e.Evidence.Confidence)
+		}
+	}
 }
 
 // ProjectRoot returns the directory the store belongs to: the parent of
@@ -468,7 +523,7 @@ func mentionedPath(root, m string) (string, bool) {
 // those of every file version (a head's code graph is that of its files,
 // not of its history). After a git merge left several heads, the union
 // of theirs.
-func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*extract.FileVersion, error)) error {
+func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*extract.FileVersion, error), noEvidence bool) error {
 	if load == nil {
 		load = func(id object.ID) (*extract.FileVersion, error) {
 			fv := new(extract.FileVersion)
@@ -501,36 +556,91 @@ func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*e
 	// Decoding and deriving the edges is most of the work: every core
 	// takes versions; the order of the result stays theirs.
 	fvs := make([]*extract.FileVersion, len(versions))
-	edges := make([][]graph.Edge, len(versions))
+	var ids [][]graph.NodeID // with noEvidence: the graph nodes of each file's node table
+	if noEvidence {
+		ids = make([][]graph.NodeID, len(versions))
+	}
 	if err := parallel.Do(ctx, len(versions), func(i int) error {
 		fv, err := load(versions[i])
 		if err != nil {
 			return fmt.Errorf("file version of %s: %w", paths[i], err)
 		}
-		fvs[i], edges[i] = fv, fv.GraphEdges(g.repoID)
+		fvs[i] = fv
+		if ids != nil {
+			ids[i] = make([]graph.NodeID, len(fv.Nodes))
+			for k, n := range fv.Nodes {
+				ids[i][k] = n.ID(g.repoID)
+			}
+		}
 		return nil
 	}); err != nil {
 		return err
 	}
+	g.fvs = fvs
 	n := 0
-	for _, es := range edges {
-		n += len(es)
+	for _, fv := range fvs {
+		n += len(fv.Edges)
 	}
-	g.edges = slices.Grow(g.edges, n)
-	g.origins = slices.Grow(g.origins, n)
+	if noEvidence {
+		g.builder = graph.NewBuilder(len(g.edges) + n)
+		addEdges(g.builder, g.edges)
+		g.coded = len(g.edges)
+		g.addCode(ids)
+		return nil
+	}
+	// Every file's edges go straight to their place in g.edges, sized
+	// once: a million edges are not worth copying twice.
+	start := make([]int, len(fvs)+1)
+	start[0] = len(g.edges)
 	for i, fv := range fvs {
-		vid := versions[i]
-		g.edges = append(g.edges, edges[i]...)
-		for range edges[i] {
-			g.origins = append(g.origins, EdgeOrigin{File: fv.Path, Version: &vid})
+		start[i+1] = start[i] + len(fv.Edges)
+	}
+	g.edges = slices.Grow(g.edges, n)[:start[len(fvs)]]
+	g.origins = slices.Grow(g.origins, n)[:start[len(fvs)]]
+	if err := parallel.Do(ctx, len(fvs), func(i int) error {
+		lo, hi := start[i], start[i+1]
+		fvs[i].GraphEdges(g.edges[lo:lo:hi], g.repoID)
+		origin := EdgeOrigin{File: fvs[i].Path, Version: &versions[i]}
+		for k := lo; k < hi; k++ {
+			g.origins[k] = origin
 		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, fv := range fvs {
 		for _, it := range fv.Items {
-			info := itemInfo{key: it.Key, kind: it.Kind, path: fv.Path, line: it.Span.StartLine, end: it.Span.EndLine}
-			g.items[graph.ItemNode(g.repoID, it.Key).ID] = info
-			g.byFile[fv.Path] = append(g.byFile[fv.Path], info)
+			g.items[graph.ItemNode(g.repoID, it.Key).ID] = itemInfo{key: it.Key, kind: it.Kind, path: fv.Path, line: it.Span.StartLine, end: it.Span.EndLine}
 		}
 	}
 	return nil
+}
+
+// addCode adds the edges of the file versions g.fvs to g.builder, in
+// order, as addEdges would add them made graph.Edge values: ids are the
+// graph nodes of each file's node table, numbered once per file.
+func (g *Graph) addCode(ids [][]graph.NodeID) {
+	b := g.builder
+	var num []int32 // a node of the file's table → its number; -1 before its first edge
+	for i, fv := range g.fvs {
+		num = slices.Grow(num[:0], len(fv.Nodes))[:len(fv.Nodes)]
+		for k := range num {
+			num[k] = -1
+		}
+		node := func(k uint32) int32 {
+			if num[k] < 0 {
+				num[k] = b.Node(ids[i][k])
+			}
+			return num[k]
+		}
+		for _, e := range fv.Edges {
+			if e.Label.Valid() {
+				from := node(e.From)
+				b.Add(from, node(e.To), e.Label, e.Confidence)
+			}
+		}
+		ids[i] = nil
+	}
 }
 
 // Targets returns the narrative nodes the narrative node id has an edge

@@ -223,18 +223,24 @@ func NewFileVersion(path string, blob object.ID, src []byte, r *Result, edges []
 	return v
 }
 
-// GraphEdges materializes the file's edges as graph edges of repository
-// repoID, with evidence: tool parser, the span, the file's content blob.
-func (v *FileVersion) GraphEdges(repoID string) []graph.Edge {
+// GraphEdges appends the file's edges to dst as graph edges of
+// repository repoID, with evidence: tool parser, the span, the file's
+// content blob. A caller gathering the edges of many files sizes dst
+// once for them all, so that no file's edges are copied.
+func (v *FileVersion) GraphEdges(dst []graph.Edge, repoID string) []graph.Edge {
 	ids := make([]graph.NodeID, len(v.Nodes))
 	for i, n := range v.Nodes {
 		ids[i] = n.ID(repoID)
 	}
-	out := make([]graph.Edge, len(v.Edges))
+	// Appending make(…)... grows dst without an allocation when it has
+	// room. The blob is a copy: the edges must not keep the whole file
+	// version alive.
+	k := len(dst)
+	dst = append(dst, make([]graph.Edge, len(v.Edges))...)
 	blob := v.Blob
 	for i, e := range v.Edges {
-		out[i] = graph.Edge{From: ids[e.From], To: ids[e.To], Label: e.Label,
+		dst[k+i] = graph.Edge{From: ids[e.From], To: ids[e.To], Label: e.Label,
 			Evidence: graph.Evidence{Tool: graph.ToolParser, Confidence: e.Confidence, Span: e.Span, BlobID: &blob}}
 	}
-	return out
+	return dst
 }
