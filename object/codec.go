@@ -189,12 +189,19 @@ func Decode(payload []byte, v Typed) error {
 // present and not null) nor the canonical form. It is for readers that
 // derive data from many objects whose ids they have verified, such as the
 // index, where those checks would cost more than the decoding itself;
-// ctx verify and every other read keep them.
+// ctx verify and every other read keep them. A v that implements
+// LaxDecoder decodes itself.
 func DecodeLax(payload []byte, v Typed) error { return decode(payload, v, false) }
 
 // decode splits payload, checks its type name and, with schema, its
 // schema, decodes it into v and validates v.
 func decode(payload []byte, v Typed, schema bool) error {
+	// Without the schema check, a type's own decoder may stand in for
+	// SplitTyped and the reflective decoder; it declines whatever it does
+	// not handle.
+	if !schema && decodeFast(payload, v) {
+		return validate(v.TypeName(), v)
+	}
 	name, body, err := SplitTyped(payload)
 	if err != nil {
 		return err
@@ -210,6 +217,11 @@ func decode(payload []byte, v Typed, schema bool) error {
 	if err := decMode.Unmarshal(body, v); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
 	}
+	return validate(name, v)
+}
+
+// validate calls v's Validate, if it has one.
+func validate(name string, v Typed) error {
 	if val, ok := v.(Validator); ok {
 		if err := val.Validate(); err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrDecode, name, err)
