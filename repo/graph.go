@@ -3,6 +3,7 @@ package repo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -545,8 +546,11 @@ func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*e
 		if err != nil {
 			return fmt.Errorf("semantic snapshot of %s: %w", h.Short(), err)
 		}
-		for p, e := range list {
-			if e.Kind == object.EntryTyped && !seen[e.ID] {
+		// In path order: the graph numbers nodes and edges as it meets
+		// them, and of two equal edges keeps the first, so a map's order
+		// would make it differ from run to run.
+		for _, p := range slices.Sorted(maps.Keys(list)) {
+			if e := list[p]; e.Kind == object.EntryTyped && !seen[e.ID] {
 				seen[e.ID] = true
 				versions = append(versions, e.ID)
 				paths = append(paths, p)
