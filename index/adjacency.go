@@ -446,7 +446,13 @@ func openGraph(dirs [nParts]string, ms [nParts]*Manifest) (*GraphIndex, error) {
 // small graph segment alone. The graph is not part of what a search
 // needs, so only its first user pays for it.
 func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
-	m, err := CurrentManifest(r)
+	// The code segment's manifest has the code keys of its heads: when
+	// they are still the heads, no commit need be read.
+	var built *Manifest
+	if dir := current(r)[partCode]; dir != "" {
+		built = readManifest(dir)
+	}
+	m, err := currentManifest(r, built)
 	if err != nil {
 		return nil, err
 	}
