@@ -95,7 +95,7 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 					opts.Progress(int(done.Load()), len(docs))
 				}
 			}
-			docLens[i] = tk.Tokenize(docs[i].Text, 0, inv.add)
+			docLens[i] = tk.TokenizeBytes(docs[i].Text, 0, inv.add)
 			inv.endDoc(uint32(i))
 			done.Add(1)
 		}
@@ -158,9 +158,9 @@ func writeTerms(ctx context.Context, dir string, invs []*inverter, terms *int) e
 		return err
 	}
 	defer out.abort()
-	if err := mergePostings(ctx, invs, func(name string, val []byte) error {
+	if err := mergePostings(ctx, invs, func(name, val []byte) error {
 		*terms++
-		return out.w.Add([]byte(name), val)
+		return out.w.Add(name, val)
 	}); err != nil {
 		return err
 	}

@@ -1,10 +1,12 @@
 package index
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
+	"math/bits"
 	"slices"
-	"strings"
 
 	"github.com/ctx-dev/ctx/internal/parallel"
 )
@@ -13,81 +15,284 @@ import (
 // increasing order, in the positions encoding of table.AppendDocPositions: each term's
 // list is encoded as its documents end, so nothing is kept per (term,
 // document) pair but bytes. Terms get small numbers in order of first
-// appearance; the document being tokenized is a list of (term, position)
-// pairs, sorted when it ends.
+// appearance (vocab). The document being tokenized is a list of its
+// distinct terms, in order of first appearance, and of (term, position)
+// pairs; when it ends, the positions are grouped by term with a counting
+// sort, which keeps them in order, and each term's are encoded. The
+// lists are kept in a listPool.
+//
+// The vocabulary's bytes and each list are counted in uint32: each would
+// need more than 4 GiB of the worker's documents' text, all in memory, to
+// overflow.
 type inverter struct {
-	ids   map[string]uint32
-	terms []invTerm
-	pairs []uint64 // the current document: term number << 32 | position
+	vocab  *vocab
+	terms  []invTerm // by term number
+	pool   listPool  // the terms' lists
+	entry  []byte    // endDoc's scratch: a term's entry for the document
+	epoch  uint32    // invTerm.seen of the terms of the current document: from 1, one per document
+	text   []byte    // the current document's terms longer than 8 bytes, one after another
+	occs   []occ     // the current document's terms as added
+	ids    []uint32  // endDoc's scratch: the occurrences' term numbers
+	cur    []uint32  // the current document's terms, in order of first appearance
+	counts []uint32  // counts[k]: occurrences of cur[k]
+	pairs  []uint64  // the current document: k << 32 | position, k indexing cur
+	pos    []uint32  // endDoc's scratch: the positions grouped by term
+	touch  uint32    // a sum of what endDoc reads ahead, so that the compiler keeps the reads
+}
+
+// occ is a term added to the current document: its bytes are head if
+// it has at most 8, else the next n of inverter.text.
+type occ struct {
+	h, head uint64 // hashTerm's
+	n       uint32 // length
+	pos     uint32
 }
 
 type invTerm struct {
-	name        string
-	buf         []byte // entries; the first document's number is stored as is
-	first, last uint32 // documents
-	df          uint32
+	list list   // entries; the first document's number is stored as is
+	last uint32 // document
+	df   uint32
+	seen uint32 // the inverter's epoch when the term was last added
+	k    uint32 // the term's index in cur, if seen is the epoch
 }
 
-func newInverter() *inverter { return &inverter{ids: make(map[string]uint32, 1<<12)} }
+func newInverter() *inverter {
+	return &inverter{vocab: newVocab(), terms: make([]invTerm, 0, 1<<11), epoch: 1}
+}
 
-// add records term at pos in the current document.
-func (v *inverter) add(term string, pos uint32) {
-	id, ok := v.ids[term]
-	if !ok {
-		id = uint32(len(v.terms))
-		name := strings.Clone(term)
-		v.ids[name] = id
-		v.terms = append(v.terms, invTerm{name: name})
+// len returns the number of distinct terms.
+func (v *inverter) len() int { return len(v.terms) }
+
+// add records term at pos in the current document; positions added to a
+// document must not decrease. add does not keep term.
+func (v *inverter) add(term []byte, pos uint32) {
+	h, head := hashTerm(term)
+	if len(term) > 8 {
+		v.text = append(v.text, term...)
 	}
-	v.pairs = append(v.pairs, uint64(id)<<32|uint64(pos))
+	v.occs = append(v.occs, occ{h: h, head: head, n: uint32(len(term)), pos: pos})
 }
 
 // endDoc encodes the current document, doc, into its terms' lists. Docs
 // must end in increasing order.
+//
+// The vocabulary and the terms' lists are far larger than the caches, so
+// that looking up a term and appending to its list mostly wait for memory.
+// endDoc first reads the slot of every term of the document in a loop
+// whose loads do not depend on each other, so that the processor has many
+// of them in flight at once; then it looks the terms up, and then, in the
+// same way, reads each term's record before it groups the positions.
 func (v *inverter) endDoc(doc uint32) {
-	p := v.pairs
-	slices.Sort(p)
-	for i := 0; i < len(p); {
-		id := uint32(p[i] >> 32)
-		j := i + 1
-		for j < len(p) && uint32(p[j]>>32) == id {
-			j++
+	var touch uint32
+	slots, mask := v.vocab.slots, v.vocab.mask
+	for i := range v.occs {
+		touch += slots[v.occs[i].h&mask].id
+	}
+	ids := v.ids[:0]
+	var short [8]byte
+	text := v.text
+	for i := range v.occs {
+		o := &v.occs[i]
+		var term []byte
+		if o.n <= 8 {
+			binary.LittleEndian.PutUint64(short[:], o.head)
+			term = short[:o.n]
+		} else {
+			term, text = text[:o.n], text[o.n:]
+		}
+		id, isNew := v.vocab.idHashed(term, o.h, o.head)
+		if isNew {
+			v.terms = append(v.terms, invTerm{})
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		touch += v.terms[id].seen
+	}
+	v.touch = touch
+	for i, id := range ids {
+		t := &v.terms[id]
+		if t.seen != v.epoch {
+			t.seen, t.k = v.epoch, uint32(len(v.cur))
+			v.cur = append(v.cur, id)
+			v.counts = append(v.counts, 0)
+		}
+		v.counts[t.k]++
+		v.pairs = append(v.pairs, uint64(t.k)<<32|uint64(v.occs[i].pos))
+	}
+	v.ids = ids[:0]
+	v.text, v.occs = v.text[:0], v.occs[:0]
+
+	pos := v.pos[:0]
+	if len(v.cur) == len(v.pairs) {
+		// Every term once: the pairs are in the order of cur already.
+		for _, p := range v.pairs {
+			pos = append(pos, uint32(p))
+		}
+	} else {
+		// Counting sort by term: counts become each term's end in pos.
+		var end uint32
+		for k, c := range v.counts {
+			end += c
+			v.counts[k] = end
+		}
+		pos = slices.Grow(pos, len(v.pairs))[:len(v.pairs)]
+		for i := len(v.pairs) - 1; i >= 0; i-- {
+			p := v.pairs[i]
+			k := p >> 32
+			v.counts[k]--
+			pos[v.counts[k]] = uint32(p)
+		}
+		// Now counts[k] is term k's start.
+	}
+	for k, id := range v.cur {
+		start, end := uint32(k), uint32(k+1)
+		if len(v.cur) != len(v.pairs) {
+			start, end = v.counts[k], uint32(len(pos))
+			if k+1 < len(v.cur) {
+				end = v.counts[k+1]
+			}
 		}
 		t := &v.terms[id]
 		prev := t.last
 		if t.df == 0 {
-			prev, t.first = 0, doc
+			prev = 0
 		}
-		t.buf = binary.AppendUvarint(t.buf, uint64(doc-prev))
-		t.buf = binary.AppendUvarint(t.buf, uint64(j-i))
+		b := binary.AppendUvarint(v.entry[:0], uint64(doc-prev))
+		b = binary.AppendUvarint(b, uint64(end-start))
 		var last uint32
-		for _, x := range p[i:j] {
-			pos := uint32(x)
-			t.buf = binary.AppendUvarint(t.buf, uint64(pos-last))
-			last = pos
+		for _, p := range pos[start:end] {
+			b = binary.AppendUvarint(b, uint64(p-last))
+			last = p
 		}
+		v.pool.append(&t.list, b)
+		v.entry = b
 		t.last = doc
 		t.df++
-		i = j
 	}
-	v.pairs = p[:0]
+	v.pos = pos[:0]
+	v.cur, v.counts, v.pairs = v.cur[:0], v.counts[:0], v.pairs[:0]
+	v.epoch++
 }
 
-// sorted returns the inverter's term numbers in order of their names.
+// sortKey is a word of 8 bytes of a term as a big-endian number,
+// zero-padded (so that comparing words orders terms by those bytes), the
+// term's number, and whether the term goes on after the word.
+type sortKey struct {
+	pre  uint64
+	id   uint32
+	more bool
+}
+
+// sorted returns the inverter's term numbers in order of their bytes.
 func (v *inverter) sorted() []uint32 {
-	order := make([]uint32, len(v.terms))
-	for i := range order {
-		order[i] = uint32(i)
+	keys := make([]sortKey, v.len())
+	for i := range keys {
+		keys[i].id = uint32(i)
 	}
-	slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(v.terms[a].name, v.terms[b].name) })
+	v.sortTerms(keys, 0, make([]sortKey, len(keys)))
+	order := make([]uint32, len(keys))
+	for i, k := range keys {
+		order[i] = k.id
+	}
 	return order
+}
+
+// sortTerms sorts keys, whose terms share their first 8*depth bytes
+// (zero-padded), by their bytes: by their next 8 bytes with a radix sort,
+// which needs no comparisons, then each run of terms that share those
+// too, one word deeper. Many terms share a prefix of 8 bytes or more:
+// paths, and names like "internal..." or "testparse...".
+func (v *inverter) sortTerms(keys []sortKey, depth int, tmp []sortKey) {
+	if len(keys) <= 16 {
+		v.compareSort(keys)
+		return
+	}
+	end := 8 * (depth + 1)
+	for i := range keys {
+		t := v.vocab.term(keys[i].id)
+		keys[i].pre, keys[i].more = termWord(t, depth), len(t) > end
+	}
+	if len(keys) < 1024 {
+		// Too few for the radix sort's counts to pay.
+		slices.SortFunc(keys, func(a, b sortKey) int { return cmp.Compare(a.pre, b.pre) })
+	} else {
+		radixSort(keys, tmp)
+	}
+	for i := 0; i < len(keys); {
+		j, more := i+1, keys[i].more
+		for j < len(keys) && keys[j].pre == keys[i].pre {
+			more = more || keys[j].more
+			j++
+		}
+		if j-i > 1 {
+			if more {
+				v.sortTerms(keys[i:j], depth+1, tmp[i:j])
+			} else {
+				// Terms that end in this word and only differ in their
+				// lengths, as "a" and "a\x00" (the tokenizer makes
+				// none).
+				v.compareSort(keys[i:j])
+			}
+		}
+		i = j
+	}
+}
+
+// compareSort sorts keys by their terms' bytes.
+func (v *inverter) compareSort(keys []sortKey) {
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		return bytes.Compare(v.vocab.term(a.id), v.vocab.term(b.id))
+	})
+}
+
+// termWord returns the bytes b[8*depth:8*depth+8] as a big-endian number,
+// zero-padded.
+func termWord(b []byte, depth int) uint64 {
+	return bits.ReverseBytes64(loadHead(b[min(len(b), 8*depth):]))
+}
+
+// radixSort sorts keys by pre, stably, a byte at a time from the
+// lowest, using tmp (as long as keys) as scratch. It skips the bytes
+// that all keys share, such as the padding of short terms.
+func radixSort(keys, tmp []sortKey) {
+	if len(keys) < 2 {
+		return
+	}
+	var counts [8][256]int
+	for _, k := range keys {
+		for b := range 8 {
+			counts[b][byte(k.pre>>(8*b))]++
+		}
+	}
+	src, dst := keys, tmp
+	for b := range 8 {
+		c := &counts[b]
+		if c[byte(keys[0].pre>>(8*b))] == len(keys) {
+			continue
+		}
+		sum := 0
+		for i, n := range c {
+			c[i] = sum
+			sum += n
+		}
+		for _, k := range src {
+			d := byte(k.pre >> (8 * b))
+			dst[c[d]] = k
+			c[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
 }
 
 // mergePostings calls fn for every term of the inverters, in order of
 // name, with its postings value (document frequency, then the entries of
 // every inverter in turn). The inverters must hold consecutive runs of
-// documents, in order. val is reused between calls.
-func mergePostings(ctx context.Context, invs []*inverter, fn func(name string, val []byte) error) error {
+// documents, in order. name and val are only valid until fn returns.
+func mergePostings(ctx context.Context, invs []*inverter, fn func(name, val []byte) error) error {
 	orders := make([][]uint32, len(invs))
 	if err := parallel.Do(ctx, len(invs), func(w int) error {
 		orders[w] = invs[w].sorted()
@@ -97,13 +302,15 @@ func mergePostings(ctx context.Context, invs []*inverter, fn func(name string, v
 	}
 	next := make([]int, len(invs))
 	var val []byte
-	var parts []*invTerm
+	var parts [][]byte // the term's lists
+	var lasts []uint32 // and their last documents
 	for {
 		// The smallest name at the head of any inverter's order.
-		name, found := "", false
+		var name []byte
+		found := false
 		for w, v := range invs {
 			if next[w] < len(orders[w]) {
-				if n := v.terms[orders[w][next[w]]].name; !found || n < name {
+				if n := v.vocab.term(orders[w][next[w]]); !found || bytes.Compare(n, name) < 0 {
 					name, found = n, true
 				}
 			}
@@ -111,30 +318,30 @@ func mergePostings(ctx context.Context, invs []*inverter, fn func(name string, v
 		if !found {
 			return nil
 		}
-		parts = parts[:0]
+		parts, lasts = parts[:0], lasts[:0]
 		var df uint64
 		for w, v := range invs {
 			if next[w] < len(orders[w]) {
-				if t := &v.terms[orders[w][next[w]]]; t.name == name {
-					parts = append(parts, t)
+				if id := orders[w][next[w]]; bytes.Equal(v.vocab.term(id), name) {
+					t := &v.terms[id]
+					parts = append(parts, v.pool.bytes(&t.list))
+					lasts = append(lasts, t.last)
 					df += uint64(t.df)
 					next[w]++
 				}
 			}
 		}
 		val = binary.AppendUvarint(val[:0], df)
-		var last uint32
-		for i, t := range parts {
+		for i, list := range parts {
 			if i == 0 {
-				val = append(val, t.buf...)
-			} else {
-				// The run's first document, stored as is, becomes a
-				// difference from the previous run's last.
-				_, n := binary.Uvarint(t.buf)
-				val = binary.AppendUvarint(val, uint64(t.first-last))
-				val = append(val, t.buf[n:]...)
+				val = append(val, list...)
+				continue
 			}
-			last = t.last
+			// The run's first document, stored as is, becomes a
+			// difference from the previous run's last.
+			first, n := binary.Uvarint(list)
+			val = binary.AppendUvarint(val, first-uint64(lasts[i-1]))
+			val = append(val, list[n:]...)
 		}
 		if err := fn(name, val); err != nil {
 			return err

@@ -85,14 +85,15 @@ func TestInverter(t *testing.T) {
 			inv := newInverter()
 			for d := cuts[k]; d < cuts[k+1]; d++ {
 				for _, o := range docs[d] {
-					inv.add(o.term, o.pos)
+					inv.add([]byte(o.term), o.pos)
 				}
 				inv.endDoc(uint32(d))
 			}
 			invs = append(invs, inv)
 		}
 		var got []string
-		err := mergePostings(context.Background(), invs, func(name string, val []byte) error {
+		err := mergePostings(context.Background(), invs, func(nameb, val []byte) error {
+			name := string(nameb)
 			got = append(got, name)
 			if w := want[name]; !slices.Equal(val, w) {
 				t.Errorf("seed %d, %d inverters: term %s: postings %x, want %x", seed, len(invs), name, val, w)

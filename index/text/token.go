@@ -2,6 +2,8 @@ package text
 
 import (
 	"encoding/binary"
+	"math/bits"
+	"slices"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -17,14 +19,19 @@ const (
 	levelCase        // camelCase, PascalCase, acronyms
 )
 
-// ASCII character classes.
+// Byte classes.
 const (
-	cWord  = 1 << iota // letter or digit
+	cWord  = 1 << iota // ASCII letter or digit
 	cUpper             // A-Z
 	cDigit             // 0-9
+	cHigh              // not ASCII: part of a multi-byte rune, or invalid
 )
 
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+// byteClass is the class of each byte.
+var byteClass = func() (t [256]uint8) {
+	for c := utf8.RuneSelf; c < len(t); c++ {
+		t[c] = cHigh
+	}
 	for c := '0'; c <= '9'; c++ {
 		t[c] = cWord | cDigit
 	}
@@ -48,7 +55,9 @@ const internCap = 1 << 15
 // vocabulary has been seen; it must not be used by two goroutines at once.
 type Tokenizer struct {
 	buf        []byte
+	lc         []byte // TokenizeBytes's text, its ASCII letters lower-cased
 	parts      []int
+	conns      []conn // of the current token
 	intern     map[string]string
 	recent     []string // direct-mapped cache in front of intern
 	recentBits uint8
@@ -56,18 +65,21 @@ type Tokenizer struct {
 	misses     int
 
 	// State of the current call.
-	text   string
-	pos    uint32
-	fn     func(*token)                  // internal callers
-	emitFn func(term string, pos uint32) // Tokenize's callers, if fn is nil
-	tk     token
-	flags  uint8 // of the current token: fUpper, fNonASCII
+	text      string
+	pos       uint32
+	fn        func(*token)                  // internal callers
+	emitFn    func(term string, pos uint32) // Tokenize's callers
+	emitBytes func(term []byte, pos uint32) // TokenizeBytes's callers
+	tk        token
+	flags     uint8 // of the current token: fUpper, fNonASCII
 }
 
-// Flags of a token that decide whether it needs case work.
+// Flags of a token that decide whether it needs case work. They are the
+// classes of the bytes that set them, so that atomEnd sets them with an
+// OR.
 const (
-	fUpper    = 1 << iota // has an ASCII capital
-	fNonASCII             // has a non-ASCII rune
+	fUpper    = cUpper // has an ASCII capital
+	fNonASCII = cHigh  // has a non-ASCII rune
 )
 
 // Tokenizer.recent starts with 1<<minRecentBits entries on first use, and
@@ -119,14 +131,44 @@ func (t *Tokenizer) Tokenize(text string, pos uint32, emit func(term string, pos
 	return n
 }
 
+// TokenizeBytes is like Tokenize, but passes each term as bytes that are
+// valid only until emit returns (the Tokenizer reuses them) and that emit
+// must not modify. It emits the same terms at the same positions. It is
+// for a caller that looks terms up by their bytes and copies the few it
+// keeps, such as the index's inverter: handing out a lower-cased term as
+// a string takes a copy or a lookup in the Tokenizer's cache of
+// lower-cased terms, which TokenizeBytes skips.
+//
+// The Tokenizer keeps a copy of text, ASCII letters lower-cased in one
+// pass, so that a term without non-ASCII letters (nearly all terms of
+// code) is passed as a part of it, with no further work.
+func (t *Tokenizer) TokenizeBytes(text string, pos uint32, emit func(term []byte, pos uint32)) uint32 {
+	t.lc = appendLowerASCII(t.lc[:0], text)
+	t.emitBytes = emit
+	n := t.scan(text, pos, nil)
+	t.emitBytes = nil
+	return n
+}
+
 // scan is the tokenizer: it splits text into top-level tokens (runs of
 // letters and digits joined by connectors) and emits each with its parts.
 func (t *Tokenizer) scan(text string, pos uint32, fn func(*token)) uint32 {
 	t.text, t.pos, t.fn = text, pos, fn
 	i := 0
 	for i < len(text) {
+		if i+8 <= len(text) {
+			// Skip up to 8 separators at once.
+			w := load64(text[i : i+8])
+			word, _ := classify8(w)
+			stop := word | w&high8
+			if stop == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(stop) / 8
+		}
 		if c := text[i]; c < utf8.RuneSelf {
-			if asciiClass[c]&cWord == 0 {
+			if byteClass[c]&cWord == 0 {
 				i++
 				continue
 			}
@@ -136,63 +178,63 @@ func (t *Tokenizer) scan(text string, pos uint32, fn func(*token)) uint32 {
 		}
 		s := i
 		e, flags := atomEnd(text, i)
-		var mask uint8
+		conns := t.conns[:0]
 		for {
 			n, lvl := connectorAt(text, e)
 			if n == 0 || !wordAt(text, e+n) {
 				break
 			}
-			mask |= 1 << lvl
+			conns = append(conns, conn{at: e, n: n, lvl: lvl})
 			var f uint8
 			e, f = atomEnd(text, e+n)
 			flags |= f
 		}
+		t.conns = conns
 		t.flags = flags
 		t.tk.first = true
-		t.token(s, e, mask)
+		t.token(s, e)
 		i = e
 	}
 	t.text, t.fn = "", nil
 	return t.pos
 }
 
-// token emits the top-level token text[s:e], whose connectors are the
-// levels in mask.
-func (t *Tokenizer) token(s, e int, mask uint8) {
-	if mask == 0 {
+// conn is a connector of a token: text[at:at+n], of level lvl.
+type conn struct {
+	at, n, lvl int
+}
+
+// token emits the top-level token text[s:e], whose connectors are
+// t.conns.
+func (t *Tokenizer) token(s, e int) {
+	if len(t.conns) == 0 {
 		t.atom(s, e, true)
 		return
 	}
-	t.node(s, e, levelPath, mask)
+	t.node(s, e, t.conns)
 }
 
-// node emits text[s:e] if it splits at some level from lvl on, then its
-// children in order. mask holds the connector levels that may occur in
-// the span (a superset).
-func (t *Tokenizer) node(s, e, lvl int, mask uint8) {
-	for ; lvl < levelCase; lvl++ {
-		if mask&(1<<lvl) != 0 && hasConnector(t.text[s:e], lvl) {
-			break
-		}
-	}
-	if lvl == levelCase {
+// node emits text[s:e] if it has connectors (conns, in order), then the
+// parts between those of the outermost level, in order.
+func (t *Tokenizer) node(s, e int, conns []conn) {
+	if len(conns) == 0 {
 		t.atom(s, e, false)
 		return
 	}
-	t.emit(s, e, false)
-	text := t.text
-	cs := s
-	for i := s; i < e; {
-		n, l := connectorAt(text, i)
-		if n == 0 || l != lvl {
-			i++
-			continue
-		}
-		t.node(cs, i, lvl+1, mask)
-		i += n
-		cs = i
+	// The outermost level of a connector in the span.
+	top := levelCase
+	for _, c := range conns {
+		top = min(top, c.lvl)
 	}
-	t.node(cs, e, lvl+1, mask)
+	t.emit(s, e, false)
+	cs, from := s, 0
+	for k, c := range conns {
+		if c.lvl == top {
+			t.node(cs, c.at, conns[from:k])
+			cs, from = c.at+c.n, k+1
+		}
+	}
+	t.node(cs, e, conns[from:])
 }
 
 // atom emits the run of letters and digits text[s:e]: as a leaf if it has
@@ -202,12 +244,12 @@ func (t *Tokenizer) node(s, e, lvl int, mask uint8) {
 func (t *Tokenizer) atom(s, e int, top bool) {
 	if t.flags == 0 {
 		// Lower-case ASCII, the common case: one part, its own term.
-		t.leaf(t.text[s:e], s, e, top)
+		t.leaf(s, e, top)
 		return
 	}
 	parts := t.caseParts(s, e)
 	if len(parts) == 2 {
-		t.leaf(t.lower(s, e), s, e, top)
+		t.leaf(s, e, top)
 		return
 	}
 	t.emit(s, e, false)
@@ -217,10 +259,25 @@ func (t *Tokenizer) atom(s, e int, top bool) {
 	}
 }
 
-// leaf emits term, the lower-cased atom text[s:e] of one part, or drops
-// it if it stands alone (top) and is a stop word. Stop words are checked
-// on the lower-cased term: "İs" lowers to "is".
-func (t *Tokenizer) leaf(term string, s, e int, top bool) {
+// leaf emits the atom text[s:e] of one part, lower-cased, or drops it if
+// it stands alone (top) and is a stop word. Stop words are checked on the
+// lower-cased term: "İs" lowers to "is".
+func (t *Tokenizer) leaf(s, e int, top bool) {
+	if t.emitBytes != nil {
+		term := t.lowerBytes(s, e)
+		if top && len(term) <= maxStopWordLen {
+			// A lower-case ASCII atom is its own term, and needs no
+			// conversion to a string.
+			if t.flags == 0 && isStopWord(t.text[s:e]) || t.flags != 0 && isStopWord(string(term)) {
+				t.pos++
+				return
+			}
+		}
+		t.emitBytes(term, t.pos)
+		t.pos++
+		return
+	}
+	term := t.lower(s, e)
 	if top && isStopWord(term) {
 		t.pos++
 		return
@@ -232,6 +289,13 @@ func (t *Tokenizer) leaf(term string, s, e int, top bool) {
 // current position and advances it; an inner node takes the position of
 // its first leaf, which is the current one.
 func (t *Tokenizer) emit(s, e int, leaf bool) {
+	if t.emitBytes != nil {
+		t.emitBytes(t.lowerBytes(s, e), t.pos)
+		if leaf {
+			t.pos++
+		}
+		return
+	}
 	t.emitTerm(t.lower(s, e), s, e, leaf)
 }
 
@@ -262,7 +326,7 @@ func (t *Tokenizer) lower(s, e int) string {
 	i := 0
 	for ; i < len(sub); i++ {
 		c := sub[i]
-		if c >= utf8.RuneSelf || asciiClass[c]&cUpper != 0 {
+		if c >= utf8.RuneSelf || byteClass[c]&cUpper != 0 {
 			break
 		}
 	}
@@ -315,6 +379,68 @@ func (t *Tokenizer) lower(s, e int) string {
 	return lc
 }
 
+// maxStopWordLen is the length of the longest stop word (stopword.go): a
+// longer term is none, which spares most terms a conversion to a string
+// to ask isStopWord. TestStopWordLen checks it.
+const maxStopWordLen = 5
+
+// lowerBytes returns text[s:e] in lower case, as lower does, during
+// TokenizeBytes: a part of t.lc if the token is ASCII, else in t.buf.
+func (t *Tokenizer) lowerBytes(s, e int) []byte {
+	if t.flags&fNonASCII == 0 {
+		return t.lc[s:e:e]
+	}
+	sub := t.text[s:e]
+	buf := t.buf[:0]
+	for i := 0; i < len(sub); i++ {
+		c := sub[i]
+		if c >= utf8.RuneSelf {
+			for _, r := range sub[i:] {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
+			break
+		}
+		buf = append(buf, asciiLower[c])
+	}
+	t.buf = buf
+	return buf
+}
+
+// appendLowerASCII appends s to b with its ASCII capitals lower-cased, 8
+// bytes at a time: a byte is a capital if adding 0x80-'A' to its low 7
+// bits sets its high bit and adding 0x80-'Z'-1 does not, and its own high
+// bit is clear; lower-casing sets its 0x20 bit. No sum carries into the
+// next byte.
+func appendLowerASCII(b []byte, s string) []byte {
+	const ones = 0x0101010101010101
+	n := len(b)
+	b = slices.Grow(b, len(s))[:n+len(s)]
+	out := b[n:]
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := load64(s[i : i+8])
+		low := w &^ high8
+		upper := (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones) &^ w & high8
+		binary.LittleEndian.PutUint64(out[i:], w|upper>>2)
+	}
+	for ; i < len(s); i++ {
+		out[i] = asciiLower[s[i]]
+	}
+	return b
+}
+
+// asciiLower maps a byte to its lower case if it is an ASCII letter, and
+// to itself otherwise.
+var asciiLower = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] += 'a' - 'A'
+		}
+	}
+	return t
+}()
+
 // hashTerm maps a term to a slot of Tokenizer.recent from its length and
 // its first and last bytes, in constant time.
 func hashTerm(b []byte, bits uint8) uint64 {
@@ -331,6 +457,14 @@ func hashTerm(b []byte, bits uint8) uint64 {
 	return h >> (64 - bits)
 }
 
+// Kinds of runes for caseParts.
+const (
+	kNone = iota
+	kLower
+	kUpper
+	kDigit
+)
+
 // caseParts splits the atom text[s:e] at case changes and returns the
 // boundaries, s first and e last (so one part gives two boundaries). A
 // boundary falls before a capital that follows a lower-case letter, a
@@ -342,29 +476,16 @@ func hashTerm(b []byte, bits uint8) uint64 {
 func (t *Tokenizer) caseParts(s, e int) []int {
 	parts := append(t.parts[:0], s)
 	text := t.text
-	if c := text[s]; c < utf8.RuneSelf && asciiClass[c]&cDigit != 0 {
+	if c := text[s]; c < utf8.RuneSelf && byteClass[c]&cDigit != 0 {
 		t.parts = append(parts, e)
 		return t.parts
 	}
-	const (
-		kNone = iota
-		kLower
-		kUpper
-		kDigit
-	)
 	prev := kNone
 	for i := s; i < e; {
 		var k, n int
 		if c := text[i]; c < utf8.RuneSelf {
 			n = 1
-			switch cl := asciiClass[c]; {
-			case cl&cUpper != 0:
-				k = kUpper
-			case cl&cDigit != 0:
-				k = kDigit
-			default:
-				k = kLower
-			}
+			k = int(asciiKind[c])
 		} else {
 			var r rune
 			r, n = utf8.DecodeRuneInString(text[i:])
@@ -398,13 +519,29 @@ func (t *Tokenizer) caseParts(s, e int) []int {
 	return t.parts
 }
 
+// asciiKind is caseParts's kind of each ASCII byte of an atom: kUpper,
+// kDigit or kLower.
+var asciiKind = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		switch cl := byteClass[c]; {
+		case cl&cUpper != 0:
+			t[c] = kUpper
+		case cl&cDigit != 0:
+			t[c] = kDigit
+		default:
+			t[c] = kLower
+		}
+	}
+	return t
+}()
+
 // nextIsLower reports whether the rune at text[i:e] (skipping combining
 // marks) is a lower-case or uncased letter.
 func nextIsLower(text string, i, e int) bool {
 	for i < e {
 		c := text[i]
 		if c < utf8.RuneSelf {
-			return asciiClass[c]&(cUpper|cDigit) == 0
+			return byteClass[c]&(cUpper|cDigit) == 0
 		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if unicode.IsMark(r) {
@@ -431,7 +568,7 @@ func wordAt(text string, i int) bool {
 		return false
 	}
 	if c := text[i]; c < utf8.RuneSelf {
-		return asciiClass[c]&cWord != 0
+		return byteClass[c]&cWord != 0
 	}
 	r, _ := utf8.DecodeRuneInString(text[i:])
 	return isWordRune(r)
@@ -448,18 +585,41 @@ func isWordRune(r rune) bool {
 // starts at text[i], and its flags (fUpper, fNonASCII).
 func atomEnd(text string, i int) (int, uint8) {
 	var f uint8
-	for i < len(text) {
-		c := text[i]
-		if c < utf8.RuneSelf {
-			cl := asciiClass[c]
-			if cl&cWord == 0 {
-				return i, f
-			}
-			if cl&cUpper != 0 {
+	for i+8 <= len(text) {
+		// 8 bytes at a time; most atoms end in the first 8.
+		w := load64(text[i : i+8])
+		word, upper := classify8(w)
+		if word == high8 {
+			if upper != 0 {
 				f |= fUpper
 			}
+			i += 8
+			continue
+		}
+		k := bits.TrailingZeros64(^word & high8) // 8 times the first other byte
+		if upper&(1<<k-1) != 0 {
+			f |= fUpper
+		}
+		i += k / 8
+		if text[i] < utf8.RuneSelf {
+			return i, f
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if !isWordRune(r) {
+			return i, f
+		}
+		f |= fNonASCII
+		i += n
+	}
+	for i < len(text) {
+		cl := byteClass[text[i]]
+		if cl&cWord != 0 {
+			f |= cl & fUpper
 			i++
 			continue
+		}
+		if cl&cHigh == 0 {
+			return i, f
 		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		if !isWordRune(r) {
@@ -469,6 +629,31 @@ func atomEnd(text string, i int) (int, uint8) {
 		i += n
 	}
 	return i, f
+}
+
+// high8 has the high bit of each of 8 bytes.
+const high8 = 0x8080808080808080
+
+// load64 returns the 8 bytes of b, little-endian.
+func load64(b string) uint64 {
+	_ = b[7]
+	return uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
+		uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+}
+
+// classify8 returns, for the 8 bytes of w, the high bit of each that is
+// an ASCII letter or digit (cWord), and of each that is an ASCII capital
+// (cUpper). A byte is in a range [lo, hi] if adding 0x80-lo to its low 7
+// bits sets its high bit and adding 0x80-hi-1 does not, and its own high
+// bit is clear; no sum carries into the next byte.
+func classify8(w uint64) (word, upper uint64) {
+	const ones = 0x0101010101010101
+	low := w &^ high8
+	digit := (low + (0x80-'0')*ones) &^ (low + (0x80-'9'-1)*ones)
+	upper = (low + (0x80-'A')*ones) &^ (low + (0x80-'Z'-1)*ones)
+	lower := (low + (0x80-'a')*ones) &^ (low + (0x80-'z'-1)*ones)
+	ascii := ^w & high8
+	return (digit | upper | lower) & ascii, upper & ascii
 }
 
 // connectorAt returns the length and level of the connector at text[i], or
@@ -497,27 +682,4 @@ func connectorAt(text string, i int) (n, lvl int) {
 		return n, levelWord
 	}
 	return 0, 0
-}
-
-// hasConnector reports whether span, a part of a token, contains a
-// connector of level lvl. Inside a token every connector joins two words,
-// and ':' only occurs as "::", so one byte identifies the level.
-func hasConnector(span string, lvl int) bool {
-	for i := 0; i < len(span); i++ {
-		switch span[i] {
-		case '/':
-			if lvl == levelPath {
-				return true
-			}
-		case '.', ':':
-			if lvl == levelQual {
-				return true
-			}
-		case '_', '-':
-			if lvl == levelWord {
-				return true
-			}
-		}
-	}
-	return false
 }
