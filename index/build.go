@@ -158,13 +158,55 @@ func writeTerms(ctx context.Context, dir string, invs []*inverter, terms *int) e
 		return err
 	}
 	defer out.abort()
+	var withSkips []byte
 	if err := mergePostings(ctx, invs, func(name, val []byte) error {
 		*terms++
-		return out.w.Add(name, val)
+		v, err := addSkips(withSkips[:0], val)
+		if err != nil {
+			return err
+		}
+		if len(v) > len(val) {
+			withSkips = v // its buffer, for the next list
+		}
+		return out.w.Add(name, v)
 	}); err != nil {
 		return err
 	}
 	return out.close()
+}
+
+// addSkips returns the terms value val (uv document frequency, then the
+// positional postings) with the skip table a list of more than
+// table.SkipEvery documents has after its frequency, appended to dst; val
+// itself when it needs none.
+func addSkips(dst, val []byte) ([]byte, error) {
+	df, n := binary.Uvarint(val)
+	if n <= 0 {
+		return nil, fmt.Errorf("index: postings without a document frequency")
+	}
+	if df <= table.SkipEvery {
+		return val, nil
+	}
+	list := val[n:]
+	dst = append(dst, val[:n]...)
+	// The table's length comes first: reserve the most it can take.
+	const room = binary.MaxVarintLen32
+	at := len(dst)
+	dst = append(dst, make([]byte, room)...)
+	dst, docs, err := table.AppendSkips(dst, list)
+	if err != nil {
+		return nil, fmt.Errorf("index: postings: %w", err)
+	}
+	if uint64(docs) != df {
+		return nil, fmt.Errorf("index: postings of %d documents, counted %d", docs, df)
+	}
+	k := len(dst) - at - room
+	var lb [room]byte
+	ln := binary.PutUvarint(lb[:], uint64(k))
+	copy(dst[at+ln:], dst[at+room:])
+	copy(dst[at:], lb[:ln])
+	dst = dst[:len(dst)-room+ln]
+	return append(dst, list...), nil
 }
 
 // writeDocs writes the docs table: each document's record under its

@@ -185,6 +185,18 @@ func (j *joined) Next() bool {
 	}
 	return false
 }
+func (j *joined) Advance(target uint32) bool {
+	for j.i < 2 {
+		if j.parts[j.i].Advance(target) {
+			return true
+		}
+		if j.parts[j.i].Err() != nil {
+			return false
+		}
+		j.i++
+	}
+	return false
+}
 func (j *joined) Doc() uint32         { return j.parts[j.i].Doc() }
 func (j *joined) Freq() int           { return j.parts[j.i].Freq() }
 func (j *joined) Positions() []uint32 { return j.parts[j.i].Positions() }
@@ -205,6 +217,13 @@ type postings struct {
 
 func (p *postings) Next() bool {
 	if p.err != nil || !p.it.Next() {
+		return false
+	}
+	p.decoded = false
+	return true
+}
+func (p *postings) Advance(target uint32) bool {
+	if p.err != nil || !p.it.Advance(max(target, p.base)-p.base) {
 		return false
 	}
 	p.decoded = false

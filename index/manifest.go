@@ -21,7 +21,7 @@ import (
 // rebuilt: 2 added the names a file declares to its document, 3 the
 // confidence of edges to the adjacency, 4 the code key (and the commits
 // table moved to the graph segment), 5 the code graph segment.
-const manifestVersion = "ctx-index-manifest 5"
+const manifestVersion = "ctx-index-manifest 6"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with

@@ -143,7 +143,17 @@ func (s *segment) postings(term string) (*postings, int) {
 	if n <= 0 || df == 0 || df > uint64(s.stats.Docs) {
 		return &postings{err: fmt.Errorf("%w: term %q", ErrCorrupt, term)}, 1
 	}
-	return &postings{it: table.NewPositionIter(v[n:])}, int(df)
+	v = v[n:]
+	if df <= table.SkipEvery {
+		return &postings{it: table.NewPositionIter(v)}, int(df)
+	}
+	// A longer list starts with its skip table.
+	k, n := binary.Uvarint(v)
+	if n <= 0 || k > uint64(len(v)-n) {
+		return &postings{err: fmt.Errorf("%w: term %q: skip table", ErrCorrupt, term)}, 1
+	}
+	skips := v[n : n+int(k)]
+	return &postings{it: table.NewPositionIterSkips(v[n+int(k):], skips)}, int(df)
 }
 
 // tableSpec names a table file of a segment, its kind and where the open

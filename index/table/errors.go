@@ -33,6 +33,7 @@ var (
 	errPostingVarint   = corruptf("postings: bad varint")
 	errPostingOverflow = corruptf("postings: value overflows uint32")
 	errPostingCount    = corruptf("postings: position count exceeds the list")
+	errPostingSkip     = corruptf("postings: skip table entry out of order or past the list")
 )
 
 func fmtVersion(v int) error {

@@ -111,3 +111,50 @@ func FuzzPositionIter(f *testing.F) {
 		}
 	})
 }
+
+// FuzzAdvanceSkips checks Advance on any list and skip table: no panic,
+// only ErrCorrupt, and on a well-formed list with its own skip table the
+// same documents as reading through.
+func FuzzAdvanceSkips(f *testing.F) {
+	docs := make([]docPositions, 40)
+	for i := range docs {
+		docs[i] = docPositions{doc: uint32(3 * i), pos: []uint32{uint32(i)}}
+	}
+	list := encodePositions(docs)
+	skips, _, _ := AppendSkips(nil, list)
+	f.Add(list, skips, []byte{1, 20, 3, 50, 7})
+	f.Add(list, []byte{}, []byte{100})
+	f.Add(list, []byte{5, 0x80}, []byte{0, 1, 2})
+	f.Fuzz(func(t *testing.T, b, skips, targets []byte) {
+		it := NewPositionIterSkips(b, skips)
+		var target uint32
+		for _, d := range targets {
+			target += uint32(d)
+			if !it.Advance(target) {
+				break
+			}
+			if it.Doc() < target {
+				t.Fatalf("Advance(%d) stopped at %d", target, it.Doc())
+			}
+		}
+		if err := it.Err(); err != nil && !errors.Is(err, ErrCorrupt) {
+			t.Fatal(err)
+		}
+		own, _, err := AppendSkips(nil, b)
+		if err != nil {
+			return // not a well-formed list
+		}
+		with, without := NewPositionIterSkips(b, own), NewPositionIter(b)
+		target = 0
+		for _, d := range targets {
+			target += uint32(d)
+			ok := with.Advance(target)
+			if ok != without.Advance(target) || ok && with.Doc() != without.Doc() {
+				t.Fatalf("Advance(%d): with skips at %d (%v), without at %d", target, with.Doc(), ok, without.Doc())
+			}
+			if !ok {
+				break
+			}
+		}
+	})
+}

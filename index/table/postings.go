@@ -49,6 +49,46 @@ func AppendDocPositions(dst []byte, prevDoc, doc uint32, positions []uint32) []b
 	return AppendUvarintDeltas(dst, positions)
 }
 
+// SkipEvery is the number of documents between the entries of a
+// positions list's skip table.
+const SkipEvery = 16
+
+// AppendSkips appends the skip table of the positions list b to dst, and
+// returns it with the number of documents in b. An entry points at every
+// SkipEvery-th document (the SkipEvery-th, the 2·SkipEvery-th, …):
+// uv(prev − prevₑ) uv(off − offₑ), where prev is the document before the
+// one pointed at, off the offset in b of that document's encoding, and
+// prevₑ, offₑ those of the entry before (0 for the first). A list of
+// SkipEvery documents or fewer has an empty table. An error wraps
+// ErrCorrupt.
+func AppendSkips(dst, b []byte) ([]byte, int, error) {
+	if uint64(len(b)) > math.MaxUint32 {
+		return nil, 0, errPostingOverflow
+	}
+	it := NewPositionIter(b)
+	var lastDoc, lastOff, prev uint32
+	n := 0
+	for {
+		off := len(b) - len(it.b) // where the next document starts
+		if !it.Next() {
+			break
+		}
+		if n > 0 && n%SkipEvery == 0 {
+			dst = binary.AppendUvarint(dst, uint64(prev-lastDoc))
+			dst = binary.AppendUvarint(dst, uint64(uint32(off)-lastOff))
+			lastDoc, lastOff = prev, uint32(off)
+		}
+		prev = it.Doc()
+		n++
+		for it.NextPosition() { // so that it.b starts at the next document
+		}
+	}
+	if err := it.Err(); err != nil {
+		return nil, 0, err
+	}
+	return dst, n, nil
+}
+
 // uvarint32 decodes a uvarint of at most 32 bits from the front of b.
 func uvarint32(b []byte) (v uint32, n int, err error) {
 	if len(b) > 0 && b[0] < 0x80 {
@@ -138,10 +178,23 @@ type PositionIter struct {
 	left int // positions of doc not yet decoded
 	pos  uint32
 	err  error
+
+	// With a skip table (NewPositionIterSkips): the whole list, the
+	// entries not yet passed, and the last one passed.
+	list         []byte
+	skips        []byte
+	skDoc, skOff uint32
 }
 
 // NewPositionIter returns an iterator over the positions list b.
 func NewPositionIter(b []byte) PositionIter { return PositionIter{b: b} }
+
+// NewPositionIterSkips returns an iterator over the positions list b
+// whose skip table (AppendSkips) is skips, so that Advance jumps over
+// whole runs of documents.
+func NewPositionIterSkips(b, skips []byte) PositionIter {
+	return PositionIter{b: b, list: b, skips: skips}
+}
 
 // Reset restarts the iterator on the list b.
 func (it *PositionIter) Reset(b []byte) { *it = PositionIter{b: b} }
@@ -183,6 +236,53 @@ func (it *PositionIter) Next() bool {
 	}
 	it.freq, it.left, it.pos = int(c), int(c), 0
 	return true
+}
+
+// Advance moves to the first document at or after target and reports
+// whether there is one, like calling Next until then; with a skip table it
+// jumps over the runs of documents that all come before target. It is
+// meant for a target after the current document (or before the first
+// call to Next): it always moves at least once.
+func (it *PositionIter) Advance(target uint32) bool {
+	for it.err == nil && len(it.skips) > 0 {
+		dd, n, err := uvarint32(it.skips)
+		if err != nil {
+			return it.fail(err)
+		}
+		do, m, err := uvarint32(it.skips[n:])
+		if err != nil {
+			return it.fail(err)
+		}
+		doc, err := addDelta(it.skDoc, dd)
+		if err != nil {
+			return it.fail(err)
+		}
+		off, err := addDelta(it.skOff, do)
+		if err != nil {
+			return it.fail(err)
+		}
+		if doc >= target {
+			break // the run starting there may hold target
+		}
+		if off == it.skOff || uint64(off) > uint64(len(it.list)) {
+			return it.fail(errPostingSkip)
+		}
+		it.skips, it.skDoc, it.skOff = it.skips[n+m:], doc, off
+		if cur := len(it.list) - len(it.b); int(off) > cur {
+			// Every document before the run is at most doc < target:
+			// continue from the run's first, a difference from doc.
+			if doc < it.doc {
+				return it.fail(errPostingSkip)
+			}
+			it.b, it.doc, it.left = it.list[off:], doc, 0
+		}
+	}
+	for it.Next() {
+		if it.doc >= target {
+			return true
+		}
+	}
+	return false
 }
 
 // Doc returns the current document.

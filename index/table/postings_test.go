@@ -2,6 +2,7 @@ package table
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -191,5 +192,129 @@ func TestPostingsAllocs(t *testing.T) {
 	})
 	if n != 0 {
 		t.Fatalf("decoding allocates %v times", n)
+	}
+}
+
+// randomPositions returns a positions list of n documents, some of them
+// equal, some without positions.
+func randomPositions(rng *rand.Rand, n int) []docPositions {
+	docs := make([]docPositions, n)
+	var doc uint32
+	for i := range docs {
+		doc += uint32(rng.IntN(4)) // 0: the same document again
+		var pos []uint32
+		var p uint32
+		for range rng.IntN(4) {
+			p += uint32(rng.IntN(50))
+			pos = append(pos, p)
+		}
+		docs[i] = docPositions{doc: doc, pos: pos}
+	}
+	return docs
+}
+
+// TestAdvanceSkips checks Advance over lists of every length around the
+// skip interval, with and without their skip tables, against the
+// documents: the first at or after each target, positions included.
+func TestAdvanceSkips(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range 5*SkipEvery + 3 {
+		for round := range 20 {
+			docs := randomPositions(rng, n)
+			b := encodePositions(docs)
+			skips, count, err := AppendSkips(nil, b)
+			if err != nil || count != n {
+				t.Fatalf("AppendSkips: %d documents, %v; want %d", count, err, n)
+			}
+			if wantSkips := max(0, (n-1)/SkipEvery); n > 0 && len(skips) < 2*wantSkips {
+				t.Fatalf("%d documents: a skip table of %d bytes, want %d entries", n, len(skips), wantSkips)
+			}
+			for _, withSkips := range []bool{false, true} {
+				it := NewPositionIter(b)
+				if withSkips {
+					it = NewPositionIterSkips(b, skips)
+				}
+				i := 0 // the first document not yet passed
+				var target uint32
+				for step := 0; ; step++ {
+					if n > 0 && (step > 0 || round%2 == 1) {
+						target = docs[max(0, i-1)].doc + uint32(rng.IntN(2*SkipEvery))
+						if i > 0 && target <= docs[i-1].doc {
+							target = docs[i-1].doc + 1
+						}
+					}
+					for i < n && docs[i].doc < target {
+						i++
+					}
+					ok := it.Advance(target)
+					if ok != (i < n) {
+						t.Fatalf("n %d skips %v: Advance(%d) = %v, want %v", n, withSkips, target, ok, i < n)
+					}
+					if !ok {
+						break
+					}
+					if it.Doc() != docs[i].doc || it.Freq() != len(docs[i].pos) || !slices.Equal(it.AppendPositions(nil), docs[i].pos) {
+						t.Fatalf("n %d skips %v: Advance(%d) at doc %d, want %d", n, withSkips, target, it.Doc(), docs[i].doc)
+					}
+					i++
+				}
+				if err := it.Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}
+
+func TestAdvanceSkipsCorrupt(t *testing.T) {
+	docs := randomPositions(rand.New(rand.NewPCG(3, 4)), 4*SkipEvery)
+	for i := range docs {
+		docs[i].doc = uint32(10 * i) // distinct
+	}
+	b := encodePositions(docs)
+	skips, _, err := AppendSkips(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := binary.AppendUvarint(binary.AppendUvarint(nil, 5), uint64(len(b)+1))
+	backwards := slices.Concat(skips[:2], binary.AppendUvarint(binary.AppendUvarint(nil, 1), 0))
+	for name, sk := range map[string][]byte{
+		"truncated":  skips[:1],
+		"past end":   past,
+		"backwards":  backwards,
+		"bad varint": {0x80, 0x80, 0x80, 0x80, 0x80, 0x80},
+	} {
+		it := NewPositionIterSkips(b, sk)
+		for it.Advance(uint32(10*len(docs)) - 1) {
+		}
+		if !errors.Is(it.Err(), ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, it.Err())
+		}
+	}
+}
+
+// TestAdvanceJumps checks that Advance uses the skip table: it reaches a
+// document past a damaged first run, which reading through cannot.
+func TestAdvanceJumps(t *testing.T) {
+	docs := make([]docPositions, 3*SkipEvery)
+	for i := range docs {
+		docs[i] = docPositions{doc: uint32(2 * i), pos: []uint32{1, 2}}
+	}
+	b := encodePositions(docs)
+	skips, _, err := AppendSkips(nil, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 4; i < 10; i++ { // the second document: a varint of more than 32 bits
+		b[i] = 0x80
+	}
+	target := docs[2*SkipEvery+1].doc
+	it := NewPositionIterSkips(b, skips)
+	if !it.Advance(target) || it.Doc() != target {
+		t.Fatalf("Advance(%d) with skips: at %d, %v", target, it.Doc(), it.Err())
+	}
+	it = NewPositionIter(b)
+	if it.Advance(target) || !errors.Is(it.Err(), ErrCorrupt) {
+		t.Fatalf("Advance(%d) without skips read through the damage: %v", target, it.Err())
 	}
 }
