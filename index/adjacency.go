@@ -210,22 +210,22 @@ func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, erro
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	keys := map[string][]uint32{}
+	keys := newKeyTable()
 	if err := a.write(dir, keys); err != nil {
 		return nil, err
 	}
-	if err := writeKeys(dir, keys); err != nil {
+	if err := keys.write(dir); err != nil {
 		return nil, err
 	}
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
-	return &BuildStats{Keys: len(keys), Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
+	return &BuildStats{Keys: keys.len(), Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
 }
 
 // write writes nodes.tbl and adj.tbl into dir and adds the node names to
 // keys.
-func (a *adjacency) write(dir string, keys map[string][]uint32) error {
+func (a *adjacency) write(dir string, keys *keyTable) error {
 	nodesOut, err := newTableFile(filepath.Join(dir, nodesFile), "nodes")
 	if err != nil {
 		return err
@@ -242,8 +242,7 @@ func (a *adjacency) write(dir string, keys map[string][]uint32) error {
 		if err := nodesOut.w.Add(k[:], v); err != nil {
 			return err
 		}
-		name := string(nsGraph) + n.Name()
-		keys[name] = append(keys[name], num)
+		keys.add(nsGraph, n.Name(), num)
 	}
 	if err := nodesOut.close(); err != nil {
 		return err

@@ -4,11 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync/atomic"
 
@@ -16,6 +16,7 @@ import (
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/parallel"
+	"github.com/ctx-dev/ctx/object"
 )
 
 // The files of a segment (docs/INDEX.md, "Layout and segments").
@@ -232,38 +233,29 @@ func writeDocs(dir string, docs []Doc, docLens []uint32) error {
 // writeDocKeys writes the keys table of the documents' lookups (path,
 // stable key, name, node, kind, tag, superseded), counting keys.
 func writeDocKeys(dir string, docs []Doc, n *int) error {
-	keys := map[string][]uint32{}
-	add := func(ns byte, k string, doc uint32) {
-		if k == "" {
-			return
-		}
-		key := string(ns) + k
-		if l := keys[key]; len(l) == 0 || l[len(l)-1] != doc {
-			keys[key] = append(l, doc)
-		}
-	}
+	keys := newKeyTable()
 	for i := range docs {
 		d, doc := &docs[i], uint32(i)
 		switch d.Kind {
 		case DocFile:
-			add(nsPath, d.Path, doc)
+			keys.add(nsPath, d.Path, doc)
 		case DocItem:
-			add(nsKey, d.Node.Key, doc)
-			add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
+			keys.add(nsKey, d.Node.Key, doc)
+			keys.add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
 		default:
-			add(nsName, strings.ToLower(d.Title), doc)
+			keys.add(nsName, strings.ToLower(d.Title), doc)
 		}
-		add(nsNode, d.Node.ID.String(), doc)
-		add(nsKind, string(d.Kind), doc)
+		keys.addID(nsNode, d.Node.ID, doc)
+		keys.add(nsKind, string(d.Kind), doc)
 		for _, t := range d.Tags {
-			add(nsTag, t, doc)
+			keys.add(nsTag, t, doc)
 		}
 		if d.Superseded {
-			add(nsSup, "superseded", doc)
+			keys.add(nsSup, "superseded", doc)
 		}
 	}
-	*n = len(keys)
-	return writeKeys(dir, keys)
+	*n = keys.len()
+	return keys.write(dir)
 }
 
 // LastName returns the last part of a stable key: "Connect" of
@@ -321,21 +313,59 @@ func (t *tableFile) abort() {
 	}
 }
 
-// writeKeys writes keys.tbl: each key with its sorted numbers.
-func writeKeys(dir string, keys map[string][]uint32) error {
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
+// keyTable gathers the lookups of a keys table (keys.tbl): for each name,
+// a namespace byte and a key, the numbers it leads to (documents, graph
+// nodes), in increasing order. The names are kept in a vocab, so that a
+// segment's million lookups cost no string each.
+type keyTable struct {
+	names *vocab
+	lists [][]uint32 // by name number
+	buf   []byte
+}
+
+func newKeyTable() *keyTable { return &keyTable{names: newVocab()} }
+
+// add adds n to the numbers of ns and key, unless they end with it. An
+// empty key is no lookup.
+func (t *keyTable) add(ns byte, key string, n uint32) {
+	if key == "" {
+		return
 	}
-	sort.Strings(names)
+	t.buf = append(append(t.buf[:0], ns), key...)
+	t.addName(n)
+}
+
+// addID is add with the key id in hex.
+func (t *keyTable) addID(ns byte, id object.ID, n uint32) {
+	t.buf = hex.AppendEncode(append(t.buf[:0], ns), id[:])
+	t.addName(n)
+}
+
+func (t *keyTable) addName(n uint32) {
+	id, isNew := t.names.id(t.buf)
+	if isNew {
+		t.lists = append(t.lists, []uint32{n})
+		return
+	}
+	if l := t.lists[id]; l[len(l)-1] != n {
+		t.lists[id] = append(l, n)
+	}
+}
+
+// len returns the number of names.
+func (t *keyTable) len() int { return len(t.lists) }
+
+// write writes keys.tbl into dir: the names in byte order, each with its
+// numbers.
+func (t *keyTable) write(dir string) error {
 	out, err := newTableFile(filepath.Join(dir, keysFile), "keys")
 	if err != nil {
 		return err
 	}
 	defer out.abort()
 	var val []byte
-	for _, k := range names {
-		if err := out.w.Add([]byte(k), table.AppendUvarintDeltas(val[:0], keys[k])); err != nil {
+	for _, id := range t.names.sorted() {
+		if err := out.w.Add(t.names.term(id), table.AppendUvarintDeltas(val[:0], t.lists[id])); err != nil {
 			return err
 		}
 	}

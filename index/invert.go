@@ -185,7 +185,10 @@ type sortKey struct {
 }
 
 // sorted returns the inverter's term numbers in order of their bytes.
-func (v *inverter) sorted() []uint32 {
+func (v *inverter) sorted() []uint32 { return v.vocab.sorted() }
+
+// sorted returns the term numbers in order of their bytes.
+func (v *vocab) sorted() []uint32 {
 	keys := make([]sortKey, v.len())
 	for i := range keys {
 		keys[i].id = uint32(i)
@@ -203,14 +206,14 @@ func (v *inverter) sorted() []uint32 {
 // which needs no comparisons, then each run of terms that share those
 // too, one word deeper. Many terms share a prefix of 8 bytes or more:
 // paths, and names like "internal..." or "testparse...".
-func (v *inverter) sortTerms(keys []sortKey, depth int, tmp []sortKey) {
+func (v *vocab) sortTerms(keys []sortKey, depth int, tmp []sortKey) {
 	if len(keys) <= 16 {
 		v.compareSort(keys)
 		return
 	}
 	end := 8 * (depth + 1)
 	for i := range keys {
-		t := v.vocab.term(keys[i].id)
+		t := v.term(keys[i].id)
 		keys[i].pre, keys[i].more = termWord(t, depth), len(t) > end
 	}
 	if len(keys) < 1024 {
@@ -240,9 +243,9 @@ func (v *inverter) sortTerms(keys []sortKey, depth int, tmp []sortKey) {
 }
 
 // compareSort sorts keys by their terms' bytes.
-func (v *inverter) compareSort(keys []sortKey) {
+func (v *vocab) compareSort(keys []sortKey) {
 	slices.SortFunc(keys, func(a, b sortKey) int {
-		return bytes.Compare(v.vocab.term(a.id), v.vocab.term(b.id))
+		return bytes.Compare(v.term(a.id), v.term(b.id))
 	})
 }
 
