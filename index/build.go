@@ -22,7 +22,7 @@ import (
 // The files of a segment (docs/INDEX.md, "Layout and segments").
 const (
 	docsFile  = "docs.tbl"  // kind "docs": doc number (u32 big-endian) → record
-	termsFile = "terms.tbl" // kind "terms": term → uv df | positional postings
+	termsFile = "terms.tbl" // kind "terms": term → uv df | [uv len | skip table, when df > table.SkipEvery] | positional postings
 	keysFile  = "keys.tbl"  // kind "keys": lookup key → doc numbers (uvarint deltas)
 	metaFile  = "meta.tbl"  // kind "meta": "stats", "doclens"
 	manifest  = "manifest"  // what the segment was built from

@@ -20,7 +20,8 @@ import (
 // hold, so that a segment built by an older ctx reads as stale and is
 // rebuilt: 2 added the names a file declares to its document, 3 the
 // confidence of edges to the adjacency, 4 the code key (and the commits
-// table moved to the graph segment), 5 the code graph segment.
+// table moved to the graph segment), 5 the code graph segment, 6 the
+// skip tables of long postings lists.
 const manifestVersion = "ctx-index-manifest 6"
 
 // Manifest is what an index was built from: the ref and its heads, and

@@ -104,9 +104,16 @@ func (v *FileVersion) Validate() error {
 			return fmt.Errorf("items[%d]: signature_hash has %d bytes, want 16", i, len(it.SignatureHash))
 		}
 	}
-	for i, n := range append(v.Nodes, v.moduleNodes()...) {
-		if !n.Kind.Valid() || n.Kind == graph.NodePackage && n.Ecosystem == "" {
-			return fmt.Errorf("node %d: kind %q, ecosystem %q", i, n.Kind, n.Ecosystem)
+	// The node table, then the module and import targets, numbered on.
+	// (Not append(v.Nodes, …): it would write into v.Nodes's spare
+	// capacity, a race when two goroutines validate one value.)
+	i := 0
+	for _, nodes := range [][]Node{v.Nodes, v.moduleNodes()} {
+		for _, n := range nodes {
+			if !n.Kind.Valid() || n.Kind == graph.NodePackage && n.Ecosystem == "" {
+				return fmt.Errorf("node %d: kind %q, ecosystem %q", i, n.Kind, n.Ecosystem)
+			}
+			i++
 		}
 	}
 	for i, e := range v.Edges {

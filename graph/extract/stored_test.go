@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/object"
 )
 
@@ -46,5 +47,25 @@ func TestFileVersionInvalidUTF8(t *testing.T) {
 	}
 	if len(back.Items) != 1 || back.Items[0].Doc != "F says \uFFFD." {
 		t.Errorf("items %+v", back.Items)
+	}
+}
+
+// TestFileVersionValidateWritesNothing checks that Validate leaves the
+// node table's spare capacity alone: validating one value from several
+// goroutines must not race.
+func TestFileVersionValidateWritesNothing(t *testing.T) {
+	nodes := make([]Node, 1, 4)
+	nodes[0] = Node{Kind: graph.NodeFile, Key: "a.go"}
+	v := &FileVersion{Path: "a.go", Blob: object.Sum(object.KindBlob, []byte("a")), Nodes: nodes,
+		Module: &Node{Kind: graph.NodePackage, Key: "example.com/a", Ecosystem: "go"}}
+	if err := v.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if spare := nodes[:2][1]; spare != (Node{}) {
+		t.Fatalf("Validate wrote %+v past the node table", spare)
+	}
+	v.Module = &Node{Kind: graph.NodePackage, Key: "example.com/a"} // no ecosystem
+	if err := v.Validate(); err == nil || !strings.Contains(err.Error(), "node 1") {
+		t.Fatalf("a module without its ecosystem: %v, want node 1 refused", err)
 	}
 }

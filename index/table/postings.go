@@ -15,6 +15,15 @@ import (
 // prevDoc is 0 before the first document and each position list starts
 // again from 0, so the first value of every list is stored as is. A
 // decoded running value above math.MaxUint32 is damage.
+//
+// A positions list may have a skip table (AppendSkips), kept beside it by
+// its caller: an entry per SkipEvery-th document, so that Advance jumps
+// over the runs of documents before its target.
+//
+//	skips:  per entry k = 1, 2, …, pointing at document k·SkipEvery:
+//	        uv(prevₖ − prevₖ₋₁) uv(offₖ − offₖ₋₁)
+//	        prevₖ: the document before it; offₖ: the offset of its
+//	        encoding in the list; prev₀ = off₀ = 0
 
 // AppendUvarintDeltas appends the ids encoding of sorted, which must be
 // non-decreasing: each value is written as its difference from the one
