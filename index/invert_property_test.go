@@ -75,6 +75,13 @@ func checkInverters(t *testing.T, docs [][]occurrence, cuts []int) {
 		}
 		invs = append(invs, inv)
 	}
+	checkMerged(t, invs, names, want)
+}
+
+// checkMerged compares what mergePostings gives for invs with the terms
+// names, in order, and their postings values want.
+func checkMerged(t *testing.T, invs []*inverter, names []string, want map[string][]byte) {
+	t.Helper()
 	var got []string
 	err := mergePostings(context.Background(), invs, func(name, val []byte) error {
 		got = append(got, string(name))
@@ -176,18 +183,5 @@ func TestInverterTokenized(t *testing.T) {
 		tk.TokenizeBytes(s, 0, inv.add)
 		inv.endDoc(uint32(d))
 	}
-	var got []string
-	err := mergePostings(context.Background(), invs, func(name, val []byte) error {
-		got = append(got, string(name))
-		if w := want[string(name)]; !slices.Equal(val, w) {
-			t.Errorf("term %q: postings %x, want %x", name, val, w)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, names) {
-		t.Errorf("terms differ: %d, want %d", len(got), len(names))
-	}
+	checkMerged(t, invs, names, want)
 }

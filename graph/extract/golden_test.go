@@ -49,14 +49,15 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// dumpProject extracts and resolves a project and writes the result as
-// sorted text.
-func dumpProject(t *testing.T, root string) string {
-	t.Helper()
+// extractProject extracts the files under root/dir with a DirProject of
+// root, as ctx add code does, and returns their results by unit
+// (language and unit name), in the order read, and their sources by path.
+func extractProject(tb testing.TB, root, dir string) (map[string][]*Result, map[string][]byte) {
+	tb.Helper()
 	proj := &DirProject{Root: root}
 	units := map[string][]*Result{}
-	var unitNames []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	srcs := map[string][]byte{}
+	err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -75,15 +76,25 @@ func dumpProject(t *testing.T, root string) string {
 		if err != nil {
 			return fmt.Errorf("%s: %w", rel, err)
 		}
+		srcs[rel] = src
 		u := lang.Name() + ":" + mi.Unit
-		if units[u] == nil {
-			unitNames = append(unitNames, u)
-		}
 		units[u] = append(units[u], r)
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
+	}
+	return units, srcs
+}
+
+// dumpProject extracts and resolves a project and writes the result as
+// sorted text.
+func dumpProject(t *testing.T, root string) string {
+	t.Helper()
+	units, _ := extractProject(t, root, ".")
+	var unitNames []string
+	for u := range units {
+		unitNames = append(unitNames, u)
 	}
 	sort.Strings(unitNames)
 	var b strings.Builder

@@ -3,10 +3,8 @@ package extract
 import (
 	"bytes"
 	"fmt"
-	"io/fs"
 	"math"
 	"math/rand"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -609,36 +607,7 @@ func TestFileVersionLaxRandom(t *testing.T) {
 // FileVersions sorted by path.
 func projectVersions(tb testing.TB, root, dir string) []*FileVersion {
 	tb.Helper()
-	proj := &DirProject{Root: root}
-	units := map[string][]*Result{}
-	srcs := map[string][]byte{}
-	err := filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		lang := ForPath(rel)
-		if lang == nil {
-			return nil
-		}
-		src, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		mi := lang.Module(proj, rel)
-		r, err := lang.Extract(&File{Path: rel, Src: src, ModuleInfo: mi, Project: proj})
-		if err != nil {
-			return fmt.Errorf("%s: %w", rel, err)
-		}
-		srcs[rel] = src
-		u := lang.Name() + ":" + mi.Unit
-		units[u] = append(units[u], r)
-		return nil
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	units, srcs := extractProject(tb, root, dir)
 	var out []*FileVersion
 	for _, rs := range units {
 		for i, es := range Resolve(rs, ResolveOptions{}) {
