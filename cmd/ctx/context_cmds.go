@@ -322,20 +322,9 @@ type ContextObserveDeleteCmd struct {
 
 // Run records the deletion.
 func (c *ContextObserveDeleteCmd) Run(app *App) error {
-	a, err := c.abs(app, c.Path)
-	if err != nil {
-		return err
-	}
-	var ch workset.Change
-	err = c.update(app, func(s *workset.Session) error {
-		var err error
-		ch, err = s.DeleteFile(a)
-		return err
+	return observeFile(app, &c.contextFlags, c.Path, false, "deleted", func(s *workset.Session, p string, _ []byte) (workset.Change, error) {
+		return s.DeleteFile(p)
 	})
-	if err != nil {
-		return err
-	}
-	return printChanges(app, "deleted", []workset.Change{ch})
 }
 
 // ContextObserveToolCmd is `ctx context observe tool`.
