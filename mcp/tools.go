@@ -119,15 +119,27 @@ type SearchInput struct {
 	IncludeSuperseded bool     `json:"include_superseded,omitempty" jsonschema:"Also nodes another node superseded."`
 }
 
+// queryLimit checks the query and limit arguments of search and recall:
+// the query trimmed, not empty; the limit not negative, def when 0. what
+// names what the limit counts.
+func queryLimit(query string, limit, def int, what string) (string, int, error) {
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return "", 0, fmt.Errorf("%w: query is empty", ErrInvalidArgument)
+	}
+	if limit < 0 {
+		return "", 0, fmt.Errorf("%w: limit %d: want a positive number of %s", ErrInvalidArgument, limit, what)
+	}
+	if limit == 0 {
+		limit = def
+	}
+	return q, limit, nil
+}
+
 func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
-	if strings.TrimSpace(in.Query) == "" {
-		return "", fmt.Errorf("%w: query is empty", ErrInvalidArgument)
-	}
-	if in.Limit < 0 {
-		return "", fmt.Errorf("%w: limit %d: want a positive number of hits", ErrInvalidArgument, in.Limit)
-	}
-	if in.Limit == 0 {
-		in.Limit = 10
+	var err error
+	if _, in.Limit, err = queryLimit(in.Query, in.Limit, 10, "hits"); err != nil {
+		return "", err
 	}
 	r, err := s.open()
 	if err != nil {
@@ -291,16 +303,11 @@ type RecallResult struct {
 }
 
 func (s *Server) recall(ctx context.Context, in RecallInput) (string, error) {
-	q := strings.TrimSpace(in.Query)
-	if q == "" {
-		return "", fmt.Errorf("%w: query is empty", ErrInvalidArgument)
+	q, limit, err := queryLimit(in.Query, in.Limit, 20, "nodes")
+	if err != nil {
+		return "", err
 	}
-	if in.Limit < 0 {
-		return "", fmt.Errorf("%w: limit %d: want a positive number", ErrInvalidArgument, in.Limit)
-	}
-	if in.Limit == 0 {
-		in.Limit = 20
-	}
+	in.Limit = limit
 	r, err := s.open()
 	if err != nil {
 		return "", err
