@@ -159,15 +159,12 @@ func writeTerms(ctx context.Context, dir string, invs []*inverter, terms *int) e
 		return err
 	}
 	defer out.abort()
-	var withSkips []byte
+	var sk skipper
 	if err := mergePostings(ctx, invs, func(name, val []byte) error {
 		*terms++
-		v, err := addSkips(withSkips[:0], val)
+		v, err := sk.add(val)
 		if err != nil {
 			return err
-		}
-		if len(v) > len(val) {
-			withSkips = v // its buffer, for the next list
 		}
 		return out.w.Add(name, v)
 	}); err != nil {
@@ -176,11 +173,15 @@ func writeTerms(ctx context.Context, dir string, invs []*inverter, terms *int) e
 	return out.close()
 }
 
-// addSkips returns the terms value val (uv document frequency, then the
+// skipper adds skip tables to terms values, reusing its buffers from
+// value to value.
+type skipper struct{ out, skips []byte }
+
+// add returns the terms value val (uv document frequency, then the
 // positional postings) with the skip table a list of more than
-// table.SkipEvery documents has after its frequency, appended to dst; val
-// itself when it needs none.
-func addSkips(dst, val []byte) ([]byte, error) {
+// table.SkipEvery documents has after its frequency; val itself when it
+// needs none. The result is valid until the next call.
+func (sk *skipper) add(val []byte) ([]byte, error) {
 	df, n := binary.Uvarint(val)
 	if n <= 0 {
 		return nil, fmt.Errorf("index: postings without a document frequency")
@@ -189,25 +190,19 @@ func addSkips(dst, val []byte) ([]byte, error) {
 		return val, nil
 	}
 	list := val[n:]
-	dst = append(dst, val[:n]...)
-	// The table's length comes first: reserve the most it can take.
-	const room = binary.MaxVarintLen32
-	at := len(dst)
-	dst = append(dst, make([]byte, room)...)
-	dst, docs, err := table.AppendSkips(dst, list)
+	skips, docs, err := table.AppendSkips(sk.skips[:0], list)
 	if err != nil {
 		return nil, fmt.Errorf("index: postings: %w", err)
 	}
 	if uint64(docs) != df {
 		return nil, fmt.Errorf("index: postings of %d documents, counted %d", docs, df)
 	}
-	k := len(dst) - at - room
-	var lb [room]byte
-	ln := binary.PutUvarint(lb[:], uint64(k))
-	copy(dst[at+ln:], dst[at+room:])
-	copy(dst[at:], lb[:ln])
-	dst = dst[:len(dst)-room+ln]
-	return append(dst, list...), nil
+	out := append(sk.out[:0], val[:n]...)
+	out = binary.AppendUvarint(out, uint64(len(skips)))
+	out = append(out, skips...)
+	out = append(out, list...)
+	sk.out, sk.skips = out, skips
+	return out, nil
 }
 
 // writeDocs writes the docs table: each document's record under its
