@@ -447,27 +447,27 @@ func openGraph(dirs [nParts]string, ms [nParts]*Manifest) (*GraphIndex, error) {
 func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	// The code segment's manifest has the code keys of its heads: when
 	// they are still the heads, no commit need be read.
+	dirs := current(r)
 	var built *Manifest
-	if dir := current(r)[partCode]; dir != "" {
-		built = readManifest(dir)
+	if dirs[partCode] != "" {
+		built = readManifest(dirs[partCode])
 	}
 	m, err := currentManifest(r, built)
 	if err != nil {
 		return nil, err
 	}
-	// graphParts returns the current graph segments and their manifests;
+	// graphParts returns the manifests of the graph segments of dirs;
 	// false when either is missing.
-	graphParts := func() (dirs [nParts]string, ms [nParts]*Manifest, ok bool) {
-		dirs = current(r)
+	graphParts := func(dirs [nParts]string) (ms [nParts]*Manifest, ok bool) {
 		for _, part := range []int{partGraph, partCodeGraph} {
 			if dirs[part] == "" {
-				return dirs, ms, false
+				return ms, false
 			}
 			ms[part] = readManifest(dirs[part])
 		}
-		return dirs, ms, true
+		return ms, true
 	}
-	if dirs, ms, ok := graphParts(); ok && partFresh(partGraph, ms[partGraph], m) && partFresh(partCodeGraph, ms[partCodeGraph], m) {
+	if ms, ok := graphParts(dirs); ok && partFresh(partGraph, ms[partGraph], m) && partFresh(partCodeGraph, ms[partCodeGraph], m) {
 		if gx, err := openGraph(dirs, ms); err == nil {
 			return gx, nil
 		}
@@ -475,7 +475,8 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	if _, err := rebuild(ctx, r, BuildOptions{IfStale: true}, [nParts]bool{partGraph: true, partCodeGraph: true}); err != nil {
 		return nil, err
 	}
-	dirs, ms, ok := graphParts()
+	dirs = current(r)
+	ms, ok := graphParts(dirs)
 	if !ok {
 		return nil, fmt.Errorf("%w: no graph segment after a rebuild", ErrCorrupt)
 	}
