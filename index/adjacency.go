@@ -420,7 +420,7 @@ func (gx *GraphIndex) Close() error {
 
 // openGraph opens the graph segment and the code graph segment it
 // extends that dirs name (current's), whose manifests are ms.
-func openGraph(dirs [nParts]string, ms [nParts]*Manifest) (*GraphIndex, error) {
+func openGraph(dirs [nParts + 1]string, ms [nParts]*Manifest) (*GraphIndex, error) {
 	gx := &GraphIndex{}
 	dir := dirs[partGraph]
 	var err error
@@ -458,7 +458,7 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	}
 	// graphParts returns the manifests of the graph segments of dirs;
 	// false when either is missing.
-	graphParts := func(dirs [nParts]string) (ms [nParts]*Manifest, ok bool) {
+	graphParts := func(dirs [nParts + 1]string) (ms [nParts]*Manifest, ok bool) {
 		for _, part := range []int{partGraph, partCodeGraph} {
 			if dirs[part] == "" {
 				return ms, false

@@ -31,6 +31,7 @@ const (
 // The namespaces of the keys table: a byte, then the key.
 const (
 	nsPath = 'p' // project path → the file's doc
+	nsFile = 'f' // project path → the docs of the file and its items
 	nsKey  = 'k' // stable key of an item → its doc
 	nsName = 'n' // lower-cased last name of an item or node title → docs
 	nsNode = 'i' // node id (hex) → the node's doc
@@ -226,7 +227,7 @@ func writeDocs(dir string, docs []Doc, docLens []uint32) error {
 }
 
 // writeDocKeys writes the keys table of the documents' lookups (path,
-// stable key, name, node, kind, tag, superseded), counting keys.
+// file, stable key, name, node, kind, tag, superseded), counting keys.
 func writeDocKeys(dir string, docs []Doc, n *int) error {
 	keys := newKeyTable()
 	for i := range docs {
@@ -234,9 +235,11 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 		switch d.Kind {
 		case DocFile:
 			keys.add(nsPath, d.Path, doc)
+			keys.add(nsFile, d.Path, doc)
 		case DocItem:
 			keys.add(nsKey, d.Node.Key, doc)
 			keys.add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
+			keys.add(nsFile, d.Path, doc)
 		default:
 			keys.add(nsName, strings.ToLower(d.Title), doc)
 		}

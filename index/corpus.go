@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -117,21 +118,16 @@ func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func
 		}
 		// Reading the versions and their content is most of the work:
 		// every core takes files; the order of the result stays the paths'.
-		items := make([][]Doc, len(fresh))
+		perPath := make([][]Doc, len(fresh))
 		if err := parallel.Do(ctx, len(fresh), func(i int) error {
-			e, ok := versions[fresh[i]]
-			if !ok {
-				return nil
-			}
 			var err error
-			items[i], err = itemDocs(r, repoID, fresh[i], e.ID, load)
+			perPath[i], err = pathDocs(r, repoID, fresh[i], versions[fresh[i]].ID, load)
 			return err
 		}); err != nil {
 			return nil, err
 		}
-		for i, p := range fresh {
-			docs = append(docs, Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: outline(p, items[i])})
-			docs = append(docs, items[i]...)
+		for _, pd := range perPath {
+			docs = append(docs, pd...)
 		}
 		if c.DiagnosticsSnapshot != nil {
 			ds, err := diagnosticDocs(r, repoID, *c.DiagnosticsSnapshot, seenRun)
@@ -164,7 +160,7 @@ func CollectNarrative(r *repo.Repo) ([]Doc, error) {
 	return docs, nil
 }
 
-// sortDocs orders docs by kind, then node key, stably. It sorts numbers
+// sortDocs orders docs by docOrder, then as collected. It sorts numbers
 // and moves each document once: documents are large to swap.
 func sortDocs(docs []Doc) {
 	order := make([]int32, len(docs))
@@ -172,11 +168,7 @@ func sortDocs(docs []Doc) {
 		order[i] = int32(i)
 	}
 	slices.SortFunc(order, func(i, j int32) int {
-		a, b := &docs[i], &docs[j]
-		if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
-			return c
-		}
-		if c := strings.Compare(a.Node.Key, b.Node.Key); c != 0 {
+		if c := docOrder(&docs[i], &docs[j]); c != 0 {
 			return c
 		}
 		return int(i - j)
@@ -188,22 +180,47 @@ func sortDocs(docs []Doc) {
 	copy(docs, sorted)
 }
 
-// itemDocs reads a file version and its content, and returns a document
-// per item: its key, kind, doc comment and source lines.
-func itemDocs(r *repo.Repo, repoID, p string, id object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
-	v, err := load(id)
-	if err != nil {
-		return nil, fmt.Errorf("index: file version of %s: %w", p, err)
+// docOrder is the order of a segment's documents: by kind, node key,
+// path, then first line. Documents of different files never tie (a file's
+// path and an item's key and line tell them apart; a diagnostic's key is
+// its run's and its number), so a delta segment can insert a changed
+// file's documents where a full build would put them (docs/INDEX.md,
+// "Delta segments").
+func docOrder(a, b *Doc) int {
+	if c := strings.Compare(string(a.Kind), string(b.Kind)); c != 0 {
+		return c
 	}
-	if len(v.Items) == 0 {
-		return nil, nil
+	if c := strings.Compare(a.Node.Key, b.Node.Key); c != 0 {
+		return c
 	}
-	_, src, err := r.Objects.Get(v.Blob)
-	if err != nil {
-		return nil, fmt.Errorf("index: content of %s: %w", p, err)
+	if c := strings.Compare(a.Path, b.Path); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.StartLine, b.StartLine)
+}
+
+// pathDocs returns the documents of the file at p, whose file version is
+// version (Zero: none): the file's (its path and outline), then one per
+// item: its key, kind, doc comment and source lines.
+func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
+	var v *extract.FileVersion
+	var src []byte
+	if !version.IsZero() {
+		var err error
+		if v, err = load(version); err != nil {
+			return nil, fmt.Errorf("index: file version of %s: %w", p, err)
+		}
+		if len(v.Items) > 0 {
+			if _, src, err = r.Objects.Get(v.Blob); err != nil {
+				return nil, fmt.Errorf("index: content of %s: %w", p, err)
+			}
+		}
+	}
+	if v == nil || len(v.Items) == 0 {
+		return []Doc{{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: p}}, nil
 	}
 	lines := lineStarts(src)
-	docs := make([]Doc, 0, len(v.Items))
+	docs := make([]Doc, 1, 1+len(v.Items))
 	for _, it := range v.Items {
 		body := cutLines(src, lines, it.Span.StartLine, it.Span.EndLine)
 		if len(body) > maxChunkBytes {
@@ -224,6 +241,7 @@ func itemDocs(r *repo.Repo, repoID, p string, id object.ID, load func(object.ID)
 			Tokens: (len(body) + 3) / 4,
 		})
 	}
+	docs[0] = Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: outline(p, docs[1:])}
 	return docs, nil
 }
 

@@ -45,9 +45,12 @@ func Dir(r *repo.Repo) string { return filepath.Join(r.Root, dirName) }
 // documents after the code's, and sums the statistics, so that searching
 // it gives exactly what one index over all documents would; and either
 // segment can be rebuilt alone when only its part of the store changed.
+// A delta segment may extend the code's (see codePart): the code's
+// documents are then numbered as a full build would number them.
 type Index struct {
 	Manifest *Manifest
-	segs     [2]*segment // code, narrative
+	segs     [2]*segment // code (the base, with a delta), narrative
+	code     codePart
 	stats    text.Stats
 }
 
@@ -65,7 +68,11 @@ const (
 	nParts
 )
 
-var partNames = [nParts]string{"code", "narrative", "graph", "codegraph"}
+// partDelta is the code's delta segment, which CURRENT names beside the
+// code segment it extends (not a part of its own: built in its place).
+const partDelta = nParts
+
+var partNames = [nParts + 1]string{"code", "narrative", "graph", "codegraph", "delta"}
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
@@ -75,15 +82,23 @@ func (ix *Index) Close() error {
 			errs = append(errs, s.close())
 		}
 	}
+	if ix.code.delta != nil {
+		errs = append(errs, ix.code.delta.close())
+	}
 	return errors.Join(errs...)
 }
 
-// newIndex joins two open segments.
-func newIndex(code, narr *segment) *Index {
-	ix := &Index{segs: [2]*segment{code, narr}}
-	narr.base = code.stats.Docs
-	ix.stats = text.Stats{Docs: code.stats.Docs + narr.stats.Docs, Tokens: code.stats.Tokens + narr.stats.Tokens}
-	ix.Manifest = &Manifest{Tokenizer: code.manifest.Tokenizer, Ref: code.manifest.Ref, Heads: code.manifest.Heads, Code: code.manifest.Code, CodeGraph: code.manifest.CodeGraph, Narrative: narr.manifest.Narrative}
+// newIndex joins the open segments: the code's, its delta (nil: none)
+// and the narrative's.
+func newIndex(code *segment, delta *codeDelta, narr *segment) *Index {
+	ix := &Index{segs: [2]*segment{code, narr}, code: newCodePart(code, delta)}
+	cm := code.manifest
+	if delta != nil {
+		cm = delta.seg.manifest
+	}
+	narr.base = ix.code.stats.Docs
+	ix.stats = text.Stats{Docs: ix.code.stats.Docs + narr.stats.Docs, Tokens: ix.code.stats.Tokens + narr.stats.Tokens}
+	ix.Manifest = &Manifest{Tokenizer: cm.Tokenizer, Ref: cm.Ref, Heads: cm.Heads, Code: cm.Code, CodeGraph: cm.CodeGraph, Narrative: narr.manifest.Narrative}
 	return ix
 }
 
@@ -92,7 +107,7 @@ func (ix *Index) seg(n uint32) (*segment, uint32) {
 	if n >= ix.segs[partNarrative].base {
 		return ix.segs[partNarrative], n - ix.segs[partNarrative].base
 	}
-	return ix.segs[partCode], n
+	return ix.code.locate(n)
 }
 
 // Docs returns the number of documents.
@@ -111,26 +126,28 @@ func (ix *Index) docHead(n uint32) (recordHead, error) {
 }
 
 // Lookup returns the documents a key of the keys tables lists: ns is one
-// of "path", "key", "name", "node", "kind".
+// of "path", "file", "key", "name", "node", "kind", "tag", "superseded".
 func (ix *Index) Lookup(ns, key string) ([]uint32, error) {
 	b, ok := namespaces[ns]
 	if !ok {
-		return nil, fmt.Errorf("%w: namespace %q (want path, key, name, node, kind, tag or superseded)", ErrInvalidQuery, ns)
+		return nil, fmt.Errorf("%w: namespace %q (want path, file, key, name, node, kind, tag or superseded)", ErrInvalidQuery, ns)
 	}
-	var out []uint32
-	for _, s := range ix.segs {
-		docs, err := s.lookup(b, key)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
-			out = append(out, s.base+d)
-		}
+	out, err := ix.code.lookup(b, key)
+	if err != nil {
+		return nil, err
+	}
+	narr := ix.segs[partNarrative]
+	docs, err := narr.lookup(b, key)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		out = append(out, narr.base+d)
 	}
 	return out, nil
 }
 
-var namespaces = map[string]byte{"path": nsPath, "key": nsKey, "name": nsName, "node": nsNode, "kind": nsKind, "tag": nsTag, "superseded": nsSup}
+var namespaces = map[string]byte{"path": nsPath, "file": nsFile, "key": nsKey, "name": nsName, "node": nsNode, "kind": nsKind, "tag": nsTag, "superseded": nsSup}
 
 // ErrInvalidQuery is a query the index cannot run.
 var ErrInvalidQuery = errors.New("index: invalid query")
@@ -144,32 +161,30 @@ func (ix *Index) DocLen(doc uint32) uint32 {
 	return s.docLen(local)
 }
 
-// Postings implements text.Reader: the code segment's postings, then the
+// Postings implements text.Reader: the code's postings, then the
 // narrative's, renumbered.
 func (ix *Index) Postings(term string) (text.Postings, int) {
-	var parts [2]*postings
-	df := 0
-	for i, s := range ix.segs {
-		if p, n := s.postings(term); p != nil {
-			p.base = s.base
-			parts[i] = p
-			df += n
-		}
+	code, df := ix.code.postings(term)
+	narr := ix.segs[partNarrative]
+	p, n := narr.postings(term)
+	if p != nil {
+		p.base = narr.base
+		df += n
 	}
 	switch {
-	case parts[0] == nil && parts[1] == nil:
+	case code == nil && p == nil:
 		return nil, 0
-	case parts[1] == nil:
-		return parts[0], df
-	case parts[0] == nil:
-		return parts[1], df
+	case p == nil:
+		return code, df
+	case code == nil:
+		return p, df
 	}
-	return &joined{parts: parts}, df
+	return &joined{parts: [2]segPostings{code, p}}, df
 }
 
-// joined is the postings of one term in both segments.
+// joined is the postings of one term in the code and the narrative.
 type joined struct {
-	parts [2]*postings
+	parts [2]segPostings
 	i     int
 }
 
@@ -566,12 +581,22 @@ type Status struct {
 	Dir     string `json:"dir,omitempty"`
 	Docs    int    `json:"docs"`
 	Reason  string `json:"reason,omitempty"`
+	// Delta describes the code's delta segment, if there is one.
+	Delta *DeltaStatus `json:"delta,omitempty"`
+}
+
+// DeltaStatus is what a delta segment holds: documents added, and the
+// code segment's documents it replaces or removes. ctx rebuild (full)
+// folds it into a new code segment.
+type DeltaStatus struct {
+	Docs     int `json:"docs"`
+	Replaced int `json:"replaced"`
 }
 
 // current returns the segment directories CURRENT names, by part; ""
 // for a part it does not name.
-func current(r *repo.Repo) [nParts]string {
-	var dirs [nParts]string
+func current(r *repo.Repo) [nParts + 1]string {
+	var dirs [nParts + 1]string
 	data, err := os.ReadFile(filepath.Join(Dir(r), currentFile))
 	if err != nil {
 		return dirs
@@ -580,7 +605,7 @@ func current(r *repo.Repo) [nParts]string {
 		part, name, ok := strings.Cut(l, " ")
 		i := slices.Index(partNames[:], part)
 		if !ok || i < 0 || !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, "/\\") {
-			return [nParts]string{}
+			return [nParts + 1]string{}
 		}
 		dirs[i] = filepath.Join(Dir(r), name)
 	}
@@ -597,12 +622,22 @@ func openCurrent(r *repo.Repo) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
+	var delta *codeDelta
+	if dirs[partDelta] != "" {
+		if delta, err = openDelta(dirs[partDelta], code); err != nil {
+			code.close()
+			return nil, err
+		}
+	}
 	narr, err := openSegment(dirs[partNarrative])
 	if err != nil {
 		code.close()
+		if delta != nil {
+			delta.close()
+		}
 		return nil, err
 	}
-	return newIndex(code, narr), nil
+	return newIndex(code, delta, narr), nil
 }
 
 // partFresh reports whether a segment built from built matches the store
@@ -656,6 +691,9 @@ func Check(r *repo.Repo) (*Status, error) {
 	}
 	defer ix.Close()
 	st.Present, st.Dir, st.Docs = true, Dir(r), ix.Docs()
+	if d := ix.code.delta; d != nil {
+		st.Delta = &DeltaStatus{Docs: int(d.seg.stats.Docs), Replaced: len(d.dead)}
+	}
 	m, err := currentManifest(r, ix.Manifest)
 	if err != nil {
 		return nil, err
@@ -687,6 +725,9 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 	if err == nil {
 		built = cur.Manifest
 	}
+	// A damaged table does not show in a manifest: the text segments are
+	// then rebuilt whole.
+	damaged := err != nil && !errors.Is(err, fs.ErrNotExist)
 	m, err := currentManifest(r, built)
 	if err != nil {
 		if cur != nil {
@@ -700,7 +741,7 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 		}
 		cur.Close()
 	}
-	opts.IfStale = true
+	opts.IfStale = !damaged
 	ix, st, err := Rebuild(ctx, r, opts)
 	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
 		// A store this user cannot write (another user's checkout, a
@@ -766,6 +807,13 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	defer os.RemoveAll(tmp)
+	return buildIn(ctx, r, m, tmp, opts)
+}
+
+// buildIn builds both text segments in subdirectories of tmp and opens
+// them.
+func buildIn(ctx context.Context, r *repo.Repo, m *Manifest, tmp string, opts BuildOptions) (*Index, error) {
+	var err error
 	var segs [2]*segment
 	for part := range []int{partCode, partNarrative} {
 		dir := filepath.Join(tmp, partNames[part])
@@ -779,7 +827,7 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 			return nil, err
 		}
 	}
-	return newIndex(segs[partCode], segs[partNarrative]), nil
+	return newIndex(segs[partCode], nil, segs[partNarrative]), nil
 }
 
 // Rebuild writes new text segments (and with opts.Graph the graph's) and
@@ -823,16 +871,60 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	}
 	cur := current(r)
 	build := want
-	for part := range partNames {
-		if cur[part] != "" && (!want[part] || opts.IfStale && partFresh(part, readManifest(cur[part]), m)) {
+	for part := range nParts {
+		built := readManifest(cur[part])
+		if part == partCode && cur[partDelta] != "" {
+			built = readManifest(cur[partDelta]) // the code as its delta brought it
+		}
+		if cur[part] != "" && (!want[part] || opts.IfStale && partFresh(part, built, m)) {
 			build[part] = false
 		}
 	}
 	if build[partCodeGraph] {
 		build[partGraph] = want[partGraph] // numbered after the code graph's nodes
 	}
-	var names, tmps [nParts]string
+	var names, tmps [nParts + 1]string
+	removeTmps := func() {
+		for _, t := range tmps {
+			if t != "" {
+				os.RemoveAll(t)
+			}
+		}
+	}
+	newName := func(part int) error {
+		var suffix [8]byte
+		if _, err := rand.Read(suffix[:]); err != nil {
+			return err
+		}
+		names[part] = segPrefix + hex.EncodeToString(suffix[:])
+		tmps[part] = filepath.Join(dir, tmpPrefix+names[part])
+		return nil
+	}
+	// A stale code segment is brought up to date by a delta segment, when
+	// the change is small enough (buildDelta); else it is rebuilt.
+	var stats [nParts + 1]*BuildStats
 	var parts []int
+	if !build[partCode] {
+		if cur[partDelta] != "" {
+			names[partDelta] = filepath.Base(cur[partDelta])
+		}
+	} else if opts.IfStale && cur[partCode] != "" {
+		if err := newName(partDelta); err != nil {
+			return nil, err
+		}
+		stats[partDelta], err = buildDelta(ctx, r, m, cur[partCode], tmps[partDelta], opts)
+		switch {
+		case err == nil:
+			build[partCode] = false
+			parts = append(parts, partDelta)
+		case errors.Is(err, errNoDelta):
+			removeTmps()
+			names[partDelta], tmps[partDelta] = "", ""
+		default:
+			removeTmps()
+			return nil, err
+		}
+	}
 	for _, part := range []int{partCode, partCodeGraph, partGraph, partNarrative} { // the large ones first
 		if !build[part] {
 			if cur[part] != "" {
@@ -840,23 +932,14 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 			}
 			continue
 		}
-		var suffix [8]byte
-		if _, err := rand.Read(suffix[:]); err != nil {
+		if err := newName(part); err != nil {
+			removeTmps()
 			return nil, err
 		}
-		names[part] = segPrefix + hex.EncodeToString(suffix[:])
-		tmps[part] = filepath.Join(dir, tmpPrefix+names[part])
 		parts = append(parts, part)
 	}
 	if len(parts) == 0 {
 		return nil, nil // every wanted segment is fresh
-	}
-	removeTmps := func() {
-		for _, t := range tmps {
-			if t != "" {
-				os.RemoveAll(t)
-			}
-		}
 	}
 	// The code's text and the graph read the same file versions: when
 	// both are built, they are decoded once, first, on every core. The
@@ -872,6 +955,9 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	// graph it extends, when both are built.
 	var jobs [][]int
 	for _, part := range parts {
+		if part == partDelta {
+			continue // built
+		}
 		if part == partGraph && build[partCodeGraph] {
 			i := slices.IndexFunc(jobs, func(j []int) bool { return j[0] == partCodeGraph })
 			jobs[i] = append(jobs[i], part)
@@ -883,7 +969,6 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	if build[partCodeGraph] {
 		base = tmps[partCodeGraph]
 	}
-	var stats [nParts]*BuildStats
 	if err := parallel.Do(ctx, len(jobs), func(i int) error {
 		for _, part := range jobs[i] {
 			o := opts

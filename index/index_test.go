@@ -18,7 +18,7 @@ import (
 
 // testStore is a store with a small Go project ingested, a failing
 // command run and a decision.
-func testStore(t *testing.T) *repo.Repo {
+func testStore(t testing.TB) *repo.Repo {
 	t.Helper()
 	r := repo.NewTestRepo(t)
 	root := r.ProjectRoot()
@@ -276,7 +276,7 @@ func TestReaderConformance(t *testing.T) {
 			}
 			segs[i] = s
 		}
-		ix := newIndex(segs[0], segs[1])
+		ix := newIndex(segs[0], nil, segs[1])
 		tb.Cleanup(func() { ix.Close() })
 		return ix
 	})

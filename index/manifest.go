@@ -21,8 +21,9 @@ import (
 // rebuilt: 2 added the names a file declares to its document, 3 the
 // confidence of edges to the adjacency, 4 the code key (and the commits
 // table moved to the graph segment), 5 the code graph segment, 6 the
-// skip tables of long postings lists.
-const manifestVersion = "ctx-index-manifest 6"
+// skip tables of long postings lists, 7 the order of documents by path
+// and line after kind and key, the file keys and delta segments.
+const manifestVersion = "ctx-index-manifest 7"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with
@@ -47,7 +48,10 @@ type Manifest struct {
 	// Nodes is, in a code graph segment's manifest, its count of nodes;
 	// in a graph segment's, that of the code graph it extends (whose
 	// nodes it numbers after).
-	Nodes     uint32
+	Nodes uint32
+	// Base is, in a delta segment's manifest, the name of the code
+	// segment it extends (its directory under .ctx/index/).
+	Base      string
 	Narrative []FileStat // sorted by path
 }
 
@@ -142,7 +146,7 @@ func appendIDOrZero(b []byte, p *object.ID) []byte {
 // Equal reports whether two manifests describe the same store state.
 func (m *Manifest) Equal(o *Manifest) bool {
 	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && m.Code == o.Code &&
-		m.CodeGraph == o.CodeGraph && m.Nodes == o.Nodes && slices.Equal(m.Narrative, o.Narrative)
+		m.CodeGraph == o.CodeGraph && m.Nodes == o.Nodes && m.Base == o.Base && slices.Equal(m.Narrative, o.Narrative)
 }
 
 // textEqual reports whether the text index built as m (its code and
@@ -192,6 +196,9 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 	}
 	if m.Nodes != 0 {
 		fmt.Fprintf(&b, "nodes %d\n", m.Nodes)
+	}
+	if m.Base != "" {
+		fmt.Fprintf(&b, "base %s\n", m.Base)
 	}
 	for _, f := range m.Narrative {
 		if strings.ContainsAny(f.Path, "\t\n\r") {
@@ -257,6 +264,12 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 				return bad(n, "bad or repeated node count")
 			}
 			m.Nodes = uint32(f)
+		case strings.HasPrefix(line, "base "):
+			v := line[len("base "):]
+			if !strings.HasPrefix(v, segPrefix) || strings.ContainsAny(v, "/\\ \t") || m.Base != "" || len(m.Narrative) > 0 {
+				return bad(n, "bad or repeated base segment")
+			}
+			m.Base = v
 		case strings.HasPrefix(line, "file "):
 			f := strings.SplitN(line[len("file "):], "\t", 3)
 			if len(f) != 3 || f[2] == "" {

@@ -6,9 +6,12 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -16,10 +19,13 @@ import (
 // TestIncrementalEqualsFull applies random sequences of changes — code
 // files added, edited and removed then ingested, narrative nodes added,
 // edited by hand and deleted — and after each one checks that the index
-// a reading command brings up to date (rebuilding only stale segments)
-// answers every query exactly as a full rebuild does, and that the
-// segments it kept are byte-identical to a full rebuild's.
+// a reading command brings up to date (rebuilding only stale segments, or
+// adding a delta segment to the code's) answers every query exactly as a
+// full rebuild does: the same documents under the same numbers, the same
+// postings and lookups (equalIndexes), and that the segments it kept or
+// rebuilt are byte-identical to a full rebuild's.
 func TestIncrementalEqualsFull(t *testing.T) {
+	defer func(share, slack int) { deltaShare, deltaSlack = share, slack }(deltaShare, deltaSlack)
 	words := []string{"alpha", "beta", "gamma", "delta", "retry", "backoff", "zebra", "client", "connect", "jitter"}
 	queries := []string{"alpha", "beta gamma", `"retry backoff"`, "zebra -alpha", "client connect", "jitter type:item", "delta type:observation"}
 	for seed := int64(1); seed <= 4; seed++ {
@@ -39,24 +45,47 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				return fmt.Sprint(out)
 			}
 			var nodes []*narrative.Node
-			for step := 0; step < 12; step++ {
+			deltas := 0
+			for step := 0; step < 16; step++ {
+				// Deltas of every size, and changes too large for one.
+				deltaShare, deltaSlack = 1+rng.Intn(4), rng.Intn(12)
 				w, err := r.Lock(context.Background(), repo.LockOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
 				switch op := rng.Intn(5); {
-				case op <= 1: // write or edit a code file, then ingest
-					name := fmt.Sprintf("pkg%d/f%d.go", rng.Intn(2), rng.Intn(3))
-					fn := words[rng.Intn(len(words))]
-					src := fmt.Sprintf("package p\n\n// F%s does %s.\nfunc F%s() {}\n", fn, sentence(), fn)
-					full := filepath.Join(root, filepath.FromSlash(name))
-					if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if rng.Intn(4) == 0 {
-						os.Remove(full)
-					} else if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
-						t.Fatal(err)
+				case op <= 1: // write, edit or remove code files, then ingest
+					for range 1 + rng.Intn(3) {
+						name := fmt.Sprintf("pkg%d/f%d.go", rng.Intn(2), rng.Intn(3))
+						if rng.Intn(8) == 0 {
+							name = fmt.Sprintf("notes%d.txt", rng.Intn(2)) // no file version
+						}
+						// Functions of one name in several files, and
+						// several init functions, tie on their keys.
+						src := "package p\n"
+						for range 1 + rng.Intn(3) {
+							fn := "F" + words[rng.Intn(len(words))]
+							if rng.Intn(4) == 0 {
+								fn = "init"
+							}
+							src += fmt.Sprintf("\n// %s does %s.\nfunc %s() {}\n", fn, sentence(), fn)
+						}
+						full := filepath.Join(root, filepath.FromSlash(name))
+						if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+							t.Fatal(err)
+						}
+						switch rng.Intn(8) {
+						case 0:
+							os.Remove(full)
+						case 1:
+							if filepath.Dir(full) != root {
+								os.RemoveAll(filepath.Dir(full)) // a whole package
+							}
+						default:
+							if err := os.WriteFile(full, []byte(src), 0o644); err != nil {
+								t.Fatal(err)
+							}
+						}
 					}
 					if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true, Message: "step"}); err != nil {
 						t.Fatal(err)
@@ -95,26 +124,159 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				incAnswers := answers(t, inc, queries)
-				incFiles := segmentFiles(t, inc)
-				inc.Close()
-				full, _, err := Rebuild(context.Background(), r, BuildOptions{})
-				if err != nil {
-					t.Fatal(err)
+				defer inc.Close()
+				if inc.code.delta != nil {
+					deltas++
 				}
+				incAnswers := answers(t, inc, queries)
+				// A full rebuild in another store's index directory,
+				// so that inc stays open beside it.
+				full := fullIndexOf(t, r)
 				fullAnswers := answers(t, full, queries)
 				for i, q := range queries {
 					if !slices.Equal(incAnswers[i], fullAnswers[i]) {
 						t.Fatalf("step %d, query %q: incremental %v, full %v", step, q, incAnswers[i], fullAnswers[i])
 					}
 				}
-				if got, want := incFiles, segmentFiles(t, full); !slices.Equal(got, want) {
-					t.Fatalf("step %d: the incremental index's files differ from a full rebuild's", step)
+				equalIndexes(t, inc, full, rng)
+				if inc.code.delta == nil {
+					if got, want := segmentFiles(t, inc), segmentFiles(t, full); !slices.Equal(got, want) {
+						t.Fatalf("step %d: the incremental index's files differ from a full rebuild's", step)
+					}
+				} else if got, want := segmentFiles(t, inc)[6:], segmentFiles(t, full)[6:]; !slices.Equal(got, want) {
+					t.Fatalf("step %d: the incremental narrative segment differs from a full rebuild's", step)
 				}
-				full.Close()
 			}
+			t.Logf("%d of 16 steps answered with a delta segment", deltas)
 		})
 	}
+}
+
+// fullIndexOf builds both text segments of r afresh, in a directory of
+// the test's (the store's index is not changed).
+func fullIndexOf(t *testing.T, r *repo.Repo) *Index {
+	t.Helper()
+	m, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := buildIn(context.Background(), r, m, t.TempDir(), BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// equalIndexes checks that two indexes of one store hold the same
+// documents under the same numbers, the same statistics, the same
+// postings for every term either knows (walked and advanced at random),
+// and the same lookups for every key either knows.
+func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
+	t.Helper()
+	if got.Stats() != want.Stats() {
+		t.Fatalf("stats %+v, want %+v", got.Stats(), want.Stats())
+	}
+	for n := range uint32(want.Docs()) {
+		g, err1 := got.Doc(n)
+		w, err2 := want.Doc(n)
+		if err1 != nil || err2 != nil || !reflect.DeepEqual(g, w) {
+			t.Fatalf("document %d: %+v (%v), want %+v (%v)", n, g, err1, w, err2)
+		}
+		if got.DocLen(n) != want.DocLen(n) {
+			t.Fatalf("document %d: length %d, want %d", n, got.DocLen(n), want.DocLen(n))
+		}
+	}
+	terms, keys := map[string]bool{}, map[string]bool{}
+	for _, ix := range []*Index{got, want} {
+		for _, s := range append(ix.segs[:], deltaSeg(ix)) {
+			if s == nil {
+				continue
+			}
+			for _, tk := range []struct {
+				tb  *table.Table
+				set map[string]bool
+			}{{s.terms, terms}, {s.keys, keys}} {
+				it := tk.tb.All()
+				for it.Next() {
+					tk.set[string(it.Key())] = true
+				}
+			}
+		}
+	}
+	for term := range terms {
+		if g, w := postingsText(t, got, term, nil), postingsText(t, want, term, nil); g != w {
+			t.Fatalf("term %q: postings %s, want %s", term, g, w)
+		}
+		// Advance to random targets, as a conjunction would.
+		targets := make([]uint32, 1+rng.Intn(4))
+		for i := range targets {
+			targets[i] = uint32(rng.Intn(want.Docs() + 1))
+		}
+		slices.Sort(targets)
+		if g, w := postingsText(t, got, term, targets), postingsText(t, want, term, targets); g != w {
+			t.Fatalf("term %q, advancing to %v: postings %s, want %s", term, targets, g, w)
+		}
+	}
+	for key := range keys {
+		ns := ""
+		for name, b := range namespaces {
+			if b == key[0] {
+				ns = name
+			}
+		}
+		if ns == "" {
+			t.Fatalf("key %q: no namespace", key)
+		}
+		g, err1 := got.Lookup(ns, key[1:])
+		w, err2 := want.Lookup(ns, key[1:])
+		if err1 != nil || err2 != nil || !slices.Equal(g, w) {
+			t.Fatalf("lookup %s %q: %v (%v), want %v (%v)", ns, key[1:], g, err1, w, err2)
+		}
+	}
+}
+
+func deltaSeg(ix *Index) *segment {
+	if ix.code.delta == nil {
+		return nil
+	}
+	return ix.code.delta.seg
+}
+
+// postingsText returns the postings of term as text: its frequency, then
+// each document with its positions; with targets, only the first
+// document at or after each target (Advance), in turn.
+func postingsText(t *testing.T, ix *Index, term string, targets []uint32) string {
+	t.Helper()
+	p, df := ix.Postings(term)
+	if p == nil {
+		return fmt.Sprint(df)
+	}
+	out := fmt.Sprint(df)
+	if targets == nil {
+		for p.Next() {
+			out += fmt.Sprintf(" %d%v", p.Doc(), p.Positions())
+		}
+	} else {
+		sk := p.(text.Seeker)
+		last, done := uint32(0), false
+		for i, target := range targets {
+			if done || i > 0 && target <= last {
+				continue
+			}
+			if !sk.Advance(target) {
+				done = true
+				out += " end"
+				continue
+			}
+			last = sk.Doc()
+			out += fmt.Sprintf(" %d>%d%v", target, last, sk.Positions())
+		}
+	}
+	if e, ok := p.(interface{ Err() error }); ok && e.Err() != nil {
+		t.Fatalf("term %q: %v", term, e.Err())
+	}
+	return out
 }
 
 // answers runs the queries and returns each one's hits as text.

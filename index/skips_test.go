@@ -53,7 +53,7 @@ func TestSkipTables(t *testing.T) {
 		}
 		segs[i] = s
 	}
-	ix := newIndex(segs[0], segs[1])
+	ix := newIndex(segs[0], nil, segs[1])
 	defer ix.Close()
 
 	long := 0

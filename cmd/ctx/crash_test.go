@@ -57,6 +57,8 @@ func TestCrashAtEveryPoint(t *testing.T) {
 		// already complete, so that running it again is not needed (a
 		// compare-and-swap update would rightly refuse to run twice).
 		finished func(t *testing.T, dir string) bool
+		// setup, if set, changes the starting state first, uncrashed.
+		setup func(t *testing.T, dir string)
 	}
 	mainIs := func(want ...string) func(*testing.T, string, bool) {
 		return func(t *testing.T, dir string, done bool) {
@@ -181,6 +183,25 @@ func TestCrashAtEveryPoint(t *testing.T) {
 				t.Fatalf("search after a crash of rebuild:\n%s", out)
 			}
 		}},
+		// A search after a code change brings the index up to date with a
+		// delta segment; killed anywhere, the next search answers for
+		// the new code.
+		{name: "search with a delta", args: []string{"search", "Y2"},
+			setup: func(t *testing.T, dir string) {
+				writeFiles(t, dir, map[string]string{"src/file2.go": "package src\n\n// File 2.\nvar X2 = 4\n\n// Y2 is new.\nvar Y2 = 2\n"})
+				must(t, dir, env, "", ctx, "add", "file", "src/file2.go", "--extract-semantics", "-q")
+			},
+			check: func(t *testing.T, dir string, done bool) {
+				if out := must(t, dir, env, "", ctx, "search", "Y2"); !strings.Contains(out, "src.Y2") {
+					t.Fatalf("search for a new item after a crash:\n%s", out)
+				}
+				if out := must(t, dir, env, "", ctx, "search", "X1"); !strings.Contains(out, "src/file1.go") {
+					t.Fatalf("search for an old item after a crash:\n%s", out)
+				}
+				if cur, err := os.ReadFile(filepath.Join(dir, ".ctx", "index", "CURRENT")); err != nil || !strings.Contains(string(cur), "\ndelta seg-") {
+					t.Fatalf("no delta segment after the search: %v\n%s", err, cur)
+				}
+			}},
 		{name: "init --force", args: []string{"init", "--force"}, check: func(t *testing.T, dir string, done bool) {
 			mainIs(root, before)(t, dir, done)
 		}},
@@ -189,6 +210,12 @@ func TestCrashAtEveryPoint(t *testing.T) {
 	state := base // each step starts from the state the previous one left
 	outer := t
 	for _, s := range steps {
+		if s.setup != nil {
+			next := filepath.Join(outer.TempDir(), "setup")
+			copyDir(t, state, next)
+			s.setup(t, next)
+			state = next
+		}
 		before = must(t, state, env, "", ctx, "rev-parse", "main")
 		ok := t.Run(s.name, func(t *testing.T) {
 			crashes := 0

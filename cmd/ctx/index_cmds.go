@@ -129,7 +129,7 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 
 // DebugIndexCmd is `ctx debug index`.
 type DebugIndexCmd struct {
-	Namespace string   `arg:"" enum:"path,key,name,node,kind,tag,superseded,term,commit,out,in" help:"Which index: path, key (stable key), name (last name, lower case), node (node id), kind, tag, superseded (key: superseded), term (full-text), commit (a revision: its snapshot pointers), or out/in (the graph's edges from/to a node named kind:key)."`
+	Namespace string   `arg:"" enum:"path,file,key,name,node,kind,tag,superseded,term,commit,out,in" help:"Which index: path, file (a path: the file's document and its items'), key (stable key), name (last name, lower case), node (node id), kind, tag, superseded (key: superseded), term (full-text), commit (a revision: its snapshot pointers), or out/in (the graph's edges from/to a node named kind:key)."`
 	Key       string   `arg:"" help:"The key to look up (for out and in: a node as kind:key, e.g. item:net/http.Client.Do or file:net/http/client.go)."`
 	Label     []string `short:"l" name:"label" placeholder:"LABEL" help:"With out or in: only edges of this label. Repeatable."`
 }

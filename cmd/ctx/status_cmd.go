@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ctx-dev/ctx/index"
@@ -67,7 +68,11 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 	}
 	switch {
 	case ist.Fresh:
-		app.printf("index: fresh (%d documents)\n", ist.Docs)
+		delta := ""
+		if d := ist.Delta; d != nil {
+			delta = fmt.Sprintf("; a delta segment adds %d and replaces %d", d.Docs, d.Replaced)
+		}
+		app.printf("index: fresh (%d documents%s)\n", ist.Docs, delta)
 	default:
 		app.printf("index: %s; the next search or query updates it (or ctx rebuild)\n", ist.Reason)
 	}

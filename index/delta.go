@@ -1,0 +1,685 @@
+package index
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/index/text"
+	"github.com/ctx-dev/ctx/internal/parallel"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// A delta segment brings a code segment (its base) up to date with a
+// change of the code, in time proportional to the change: it holds the
+// documents of the files the change added or edited, and names the
+// base's documents it replaces or removes (dead). The index numbers the
+// base's live documents and the delta's in docOrder, merged, which is
+// exactly a full build's numbering, so that every answer (scores, ties,
+// lookups) is the one a full build gives (docs/INDEX.md, "Delta
+// segments"). A delta is always built against the base, never against an
+// older delta; a change too large for one rebuilds the code segment.
+const deltaFile = "delta.tbl" // kind "delta": see the keys below
+
+// The keys of delta.tbl, in byte order.
+const (
+	deltaDead   = "#dead"   // uvarint deltas: the base's dead documents
+	deltaIns    = "#ins"    // uvarint deltas: per delta document, how many base documents sort before it
+	deltaTokens = "#tokens" // uvarint: the dead documents' total length
+	deltaTerm   = "t"       // "t" + term → uvarint: how many dead documents hold the term
+)
+
+// errNoDelta means the change cannot be a delta segment: the code segment
+// is rebuilt instead.
+var errNoDelta = errors.New("index: change too large for a delta segment")
+
+// A delta may hold, added and dead together, up to its base's documents
+// divided by deltaShare, plus deltaSlack. A variable for tests.
+var deltaShare, deltaSlack = 8, 256
+
+// codeDelta is an open delta segment.
+type codeDelta struct {
+	seg        *segment
+	tbl        *table.Table // delta.tbl
+	dead       []uint32     // sorted, distinct, < base documents
+	ins        []uint32     // non-decreasing, <= base documents; one per delta document
+	rank       []uint32     // per delta document: its number in the code part
+	deadTokens uint64
+}
+
+func (d *codeDelta) close() error {
+	return errors.Join(d.seg.close(), d.tbl.Close())
+}
+
+// openDelta opens the delta segment in dir and checks it against base,
+// the code segment it extends.
+func openDelta(dir string, base *segment) (_ *codeDelta, err error) {
+	seg, err := openSegment(dir)
+	if err != nil {
+		return nil, err
+	}
+	d := &codeDelta{seg: seg}
+	defer func() {
+		if err != nil {
+			d.seg.close()
+			if d.tbl != nil {
+				d.tbl.Close()
+			}
+		}
+	}()
+	if seg.manifest.Base != filepath.Base(base.dir) {
+		return nil, fmt.Errorf("%w: delta segment of %s, not of %s", ErrCorrupt, seg.manifest.Base, filepath.Base(base.dir))
+	}
+	if err := openTables(dir, []tableSpec{{deltaFile, "delta", &d.tbl}}); err != nil {
+		return nil, err
+	}
+	get := func(key string) ([]byte, error) {
+		v, ok := d.tbl.Get([]byte(key))
+		if !ok {
+			if err := d.tbl.Err(); err != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("%w: delta segment without %q", ErrCorrupt, key)
+		}
+		return v, nil
+	}
+	nb := base.stats.Docs
+	v, err := get(deltaDead)
+	if err == nil {
+		d.dead, err = table.DecodeUvarintDeltas(nil, v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i, b := range d.dead {
+		if b >= nb || i > 0 && d.dead[i-1] >= b {
+			return nil, fmt.Errorf("%w: delta segment: dead documents", ErrCorrupt)
+		}
+	}
+	if v, err = get(deltaIns); err == nil {
+		d.ins, err = table.DecodeUvarintDeltas(nil, v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if uint32(len(d.ins)) != seg.stats.Docs || len(d.ins) > 0 && d.ins[len(d.ins)-1] > nb {
+		return nil, fmt.Errorf("%w: delta segment: insertion points", ErrCorrupt)
+	}
+	if v, err = get(deltaTokens); err != nil {
+		return nil, err
+	}
+	t, n := binary.Uvarint(v)
+	if n <= 0 || t > base.stats.Tokens {
+		return nil, fmt.Errorf("%w: delta segment: dead tokens", ErrCorrupt)
+	}
+	d.deadTokens = t
+	d.rank = make([]uint32, len(d.ins))
+	for j, at := range d.ins {
+		d.rank[j] = at - d.deadBefore(at) + uint32(j)
+	}
+	return d, nil
+}
+
+// deadBefore returns how many dead documents are below base document b.
+func (d *codeDelta) deadBefore(b uint32) uint32 {
+	i, _ := slices.BinarySearch(d.dead, b)
+	return uint32(i)
+}
+
+// isDead reports whether base document b is dead.
+func (d *codeDelta) isDead(b uint32) bool {
+	_, found := slices.BinarySearch(d.dead, b)
+	return found
+}
+
+// insUpTo returns how many delta documents sort before base document b.
+func (d *codeDelta) insUpTo(b uint32) uint32 {
+	return uint32(sort.Search(len(d.ins), func(j int) bool { return d.ins[j] > b }))
+}
+
+// baseRank returns the number in the code part of base document b (of
+// the first live one after it, when b is dead).
+func (d *codeDelta) baseRank(b uint32) uint32 {
+	return b - d.deadBefore(b) + d.insUpTo(b)
+}
+
+// deadDF returns how many dead documents hold term.
+func (d *codeDelta) deadDF(term string) (int, error) {
+	v, ok := d.tbl.Get(append([]byte(deltaTerm), term...))
+	if !ok {
+		return 0, d.tbl.Err()
+	}
+	n, k := binary.Uvarint(v)
+	if k <= 0 || n > uint64(len(d.dead)) {
+		return 0, fmt.Errorf("%w: delta segment: term %q", ErrCorrupt, term)
+	}
+	return int(n), nil
+}
+
+// codePart is the code's documents as the index numbers them: the base
+// segment's, or with a delta, the base's live documents and the delta's,
+// merged in docOrder.
+type codePart struct {
+	base  *segment
+	delta *codeDelta // nil: none
+	stats text.Stats
+}
+
+func newCodePart(base *segment, d *codeDelta) codePart {
+	c := codePart{base: base, delta: d, stats: base.stats}
+	if d != nil {
+		c.stats.Docs = base.stats.Docs - uint32(len(d.dead)) + d.seg.stats.Docs
+		c.stats.Tokens = base.stats.Tokens - d.deadTokens + d.seg.stats.Tokens
+	}
+	return c
+}
+
+// locate returns the segment holding the code part's document v and v's
+// number there.
+func (c *codePart) locate(v uint32) (*segment, uint32) {
+	d := c.delta
+	if d == nil {
+		return c.base, v
+	}
+	j := sort.Search(len(d.rank), func(j int) bool { return d.rank[j] >= v })
+	if j < len(d.rank) && d.rank[j] == v {
+		return d.seg, uint32(j)
+	}
+	// v is the a-th live base document: the least b with
+	// b = a + (dead documents <= b), which is live.
+	a := v - uint32(j)
+	b := a
+	for {
+		nb := a + d.deadBefore(b+1)
+		if nb == b {
+			return c.base, b
+		}
+		b = nb
+	}
+}
+
+// lookup returns the code part's documents under a key.
+func (c *codePart) lookup(ns byte, key string) ([]uint32, error) {
+	docs, err := c.base.lookup(ns, key)
+	if err != nil || c.delta == nil {
+		return docs, err
+	}
+	d := c.delta
+	added, err := d.seg.lookup(ns, key)
+	if err != nil {
+		return nil, err
+	}
+	if len(added) > 0 && added[len(added)-1] >= uint32(len(d.rank)) {
+		return nil, fmt.Errorf("%w: delta segment: keys %c %q", ErrCorrupt, ns, key)
+	}
+	out := make([]uint32, 0, len(docs)+len(added))
+	var di, ii uint32
+	i, j := 0, 0
+	for i < len(docs) || j < len(added) {
+		if i < len(docs) {
+			b := docs[i]
+			for int(di) < len(d.dead) && d.dead[di] < b {
+				di++
+			}
+			if int(di) < len(d.dead) && d.dead[di] == b {
+				i++
+				continue
+			}
+			for int(ii) < len(d.ins) && d.ins[ii] <= b {
+				ii++
+			}
+			if r := b - di + ii; j == len(added) || r < d.rank[added[j]] {
+				out = append(out, r)
+				i++
+				continue
+			}
+		}
+		out = append(out, d.rank[added[j]])
+		j++
+	}
+	return out, nil
+}
+
+// postings returns the code part's postings of term and its document
+// frequency: nil, 0 when no live document has it.
+func (c *codePart) postings(term string) (segPostings, int) {
+	p, df := c.base.postings(term)
+	d := c.delta
+	if d == nil {
+		if p == nil {
+			return nil, 0
+		}
+		return p, df
+	}
+	var parts []segPostings
+	if p != nil {
+		dead, err := d.deadDF(term)
+		if err != nil {
+			return &postings{err: err}, 1
+		}
+		if df -= dead; df > 0 {
+			parts = append(parts, &liveBase{p: p, d: d, nb: c.base.stats.Docs})
+		}
+	}
+	if q, n := d.seg.postings(term); q != nil {
+		parts = append(parts, &deltaPostings{p: q, rank: d.rank})
+		df += n
+	}
+	switch len(parts) {
+	case 0:
+		return nil, 0
+	case 1:
+		return parts[0], df
+	}
+	return &merged{a: parts[0], b: parts[1]}, df
+}
+
+// segPostings are the postings of one part of the index.
+type segPostings interface {
+	text.Seeker
+	Err() error
+}
+
+// liveBase is a base segment's postings of a term without the dead
+// documents, numbered as in the code part. Dead documents and insertion
+// points are passed in order, each once: the walk costs the list and the
+// delta, not their product.
+type liveBase struct {
+	p      *postings
+	d      *codeDelta
+	nb     uint32 // the base's documents
+	di, ii int    // dead documents below the current one; delta documents before it
+	doc    uint32
+}
+
+func (l *liveBase) Next() bool {
+	for l.p.Next() {
+		if l.settle() {
+			return true
+		}
+	}
+	return false
+}
+
+// settle numbers the document p stands on and reports whether it is live.
+func (l *liveBase) settle() bool {
+	b, d := l.p.Doc(), l.d
+	for l.di < len(d.dead) && d.dead[l.di] < b {
+		l.di++
+	}
+	if l.di < len(d.dead) && d.dead[l.di] == b {
+		return false
+	}
+	for l.ii < len(d.ins) && d.ins[l.ii] <= b {
+		l.ii++
+	}
+	l.doc = b - uint32(l.di) + uint32(l.ii)
+	return true
+}
+
+func (l *liveBase) Advance(target uint32) bool {
+	// The least base document numbered at or after target: baseRank
+	// does not decrease.
+	b := sort.Search(int(l.nb), func(b int) bool { return l.d.baseRank(uint32(b)) >= target })
+	if b == int(l.nb) || !l.p.Advance(uint32(b)) {
+		return false
+	}
+	return l.settle() || l.Next()
+}
+
+func (l *liveBase) Doc() uint32         { return l.doc }
+func (l *liveBase) Freq() int           { return l.p.Freq() }
+func (l *liveBase) Positions() []uint32 { return l.p.Positions() }
+func (l *liveBase) Err() error          { return l.p.Err() }
+
+// deltaPostings is a delta segment's postings of a term, numbered as in
+// the code part.
+type deltaPostings struct {
+	p    *postings
+	rank []uint32
+}
+
+func (q *deltaPostings) Next() bool { return q.p.Next() && q.check() }
+func (q *deltaPostings) Advance(target uint32) bool {
+	j := sort.Search(len(q.rank), func(j int) bool { return q.rank[j] >= target })
+	return q.p.Advance(uint32(j)) && q.check()
+}
+
+// check stops the walk at a document the delta does not have.
+func (q *deltaPostings) check() bool {
+	if q.p.Doc() >= uint32(len(q.rank)) {
+		q.p.err = fmt.Errorf("%w: delta segment: postings of document %d", ErrCorrupt, q.p.Doc())
+		return false
+	}
+	return true
+}
+func (q *deltaPostings) Doc() uint32         { return q.rank[q.p.Doc()] }
+func (q *deltaPostings) Freq() int           { return q.p.Freq() }
+func (q *deltaPostings) Positions() []uint32 { return q.p.Positions() }
+func (q *deltaPostings) Err() error          { return q.p.Err() }
+
+// merged is two postings lists of distinct documents, in document order.
+type merged struct {
+	a, b     segPostings
+	aOK, bOK bool
+	started  bool
+	cur      segPostings
+}
+
+func (m *merged) pick() bool {
+	switch {
+	case m.aOK && (!m.bOK || m.a.Doc() < m.b.Doc()):
+		m.cur = m.a
+	case m.bOK:
+		m.cur = m.b
+	default:
+		m.cur = nil
+		return false
+	}
+	return true
+}
+
+func (m *merged) Next() bool {
+	if !m.started {
+		m.started = true
+		m.aOK, m.bOK = m.a.Next(), m.b.Next()
+		return m.pick()
+	}
+	if m.cur == nil {
+		return false
+	}
+	if m.cur == m.a {
+		m.aOK = m.a.Next()
+	} else {
+		m.bOK = m.b.Next()
+	}
+	return m.pick()
+}
+
+func (m *merged) Advance(target uint32) bool {
+	if !m.started {
+		m.started = true
+		m.aOK, m.bOK = m.a.Advance(target), m.b.Advance(target)
+		return m.pick()
+	}
+	if m.aOK && m.a.Doc() < target {
+		m.aOK = m.a.Advance(target)
+	}
+	if m.bOK && m.b.Doc() < target {
+		m.bOK = m.b.Advance(target)
+	}
+	return m.pick()
+}
+
+func (m *merged) Doc() uint32         { return m.cur.Doc() }
+func (m *merged) Freq() int           { return m.cur.Freq() }
+func (m *merged) Positions() []uint32 { return m.cur.Positions() }
+func (m *merged) Err() error          { return errors.Join(m.a.Err(), m.b.Err()) }
+
+// buildDelta writes into dir, which must not exist, the delta segment
+// that brings the code segment in baseDir up to the store as m describes
+// it; errNoDelta when the change is not one a delta takes (more than one
+// head, or too many documents).
+func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir string, opts BuildOptions) (*BuildStats, error) {
+	base, err := openSegment(baseDir)
+	if err != nil {
+		return nil, err
+	}
+	defer base.close()
+	bm := base.manifest
+	if len(bm.Heads) != 1 || len(m.Heads) != 1 || bm.Tokenizer != m.Tokenizer || bm.Code.IsZero() || bm.Base != "" {
+		return nil, errNoDelta
+	}
+	was, err := r.ReadCommit(bm.Heads[0])
+	if err != nil {
+		return nil, err
+	}
+	now, err := r.ReadCommit(m.Heads[0])
+	if err != nil {
+		return nil, err
+	}
+	budget := int(base.stats.Docs)/deltaShare + deltaSlack
+
+	// The files whose documents may have changed: added or removed, or
+	// with another file version (a file's documents derive from its path
+	// and version alone).
+	type change struct {
+		root, sem           *object.TreeEntry // in the new trees
+		rootKnown, semKnown bool
+	}
+	changes := map[string]*change{}
+	at := func(p string) (*change, error) {
+		c := changes[p]
+		if c == nil {
+			if len(changes) >= budget {
+				return nil, errNoDelta
+			}
+			c = &change{}
+			changes[p] = c
+		}
+		return c, nil
+	}
+	edited := map[string]*object.TreeEntry{} // in both root trees, with other content
+	if err := object.DiffTrees(r.Objects, was.RootTree, now.RootTree, func(p string, old, new *object.TreeEntry) error {
+		if old != nil && new != nil {
+			edited[p] = new // its file version tells whether its documents changed
+			return nil
+		}
+		c, err := at(p)
+		if err == nil {
+			c.root, c.rootKnown = new, true
+		}
+		return err
+	}); err != nil {
+		return nil, deltaErr(err, "root trees")
+	}
+	wasSem, nowSem := idOrZero(was.SemanticSnapshot), idOrZero(now.SemanticSnapshot)
+	if err := object.DiffTrees(r.Objects, wasSem, nowSem, func(p string, old, new *object.TreeEntry) error {
+		c, err := at(p)
+		if err == nil {
+			c.sem, c.semKnown = new, true
+			if e, ok := edited[p]; ok {
+				c.root, c.rootKnown = e, true
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, deltaErr(err, "semantic snapshots")
+	}
+	paths := make([]string, 0, len(changes))
+	for p := range changes {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+
+	var dead []uint32
+	for _, p := range paths {
+		docs, err := base.lookup(nsFile, p)
+		if err != nil {
+			return nil, err
+		}
+		dead = append(dead, docs...)
+	}
+	repoID := r.Config.Repo.ID
+	load := newVersions(r, false).get
+	perPath := make([][]Doc, len(paths))
+	if err := parallel.Do(ctx, len(paths), func(i int) error {
+		p, c := paths[i], changes[paths[i]]
+		if !c.rootKnown {
+			e, err := entryAt(r, now.RootTree, p)
+			if err != nil {
+				return err
+			}
+			c.root = e
+		}
+		if c.root == nil {
+			return nil // removed
+		}
+		if !c.semKnown {
+			e, err := entryAt(r, nowSem, p)
+			if err != nil {
+				return err
+			}
+			c.sem = e
+		}
+		version := object.Zero
+		if c.sem != nil && c.sem.Kind == object.EntryTyped {
+			version = c.sem.ID
+		}
+		var err error
+		perPath[i], err = pathDocs(r, repoID, p, version, load)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var docs []Doc
+	for _, pd := range perPath {
+		docs = append(docs, pd...)
+	}
+	if idOrZero(was.DiagnosticsSnapshot) != idOrZero(now.DiagnosticsSnapshot) {
+		old, err := base.lookup(nsKind, string(DocDiagnostic))
+		if err != nil {
+			return nil, err
+		}
+		dead = append(dead, old...)
+		if now.DiagnosticsSnapshot != nil {
+			ds, err := diagnosticDocs(r, repoID, *now.DiagnosticsSnapshot, map[object.ID]bool{})
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, ds...)
+		}
+	}
+	slices.Sort(dead)
+	dead = slices.Compact(dead)
+	if len(dead)+len(docs) > budget {
+		return nil, errNoDelta
+	}
+	sortDocs(docs)
+	ins, err := insertionPoints(base, docs)
+	if err != nil {
+		return nil, err
+	}
+
+	// What the dead documents counted in the base's statistics.
+	var deadTokens uint64
+	deadDF := map[string]uint64{}
+	seen := map[string]bool{}
+	var tk text.Tokenizer
+	for _, b := range dead {
+		d, err := base.doc(b)
+		if err != nil {
+			return nil, err
+		}
+		clear(seen)
+		tk.Tokenize(d.Text, 0, func(term string, _ uint32) {
+			if !seen[term] {
+				seen[term] = true
+				deadDF[term]++
+			}
+		})
+		deadTokens += uint64(base.docLen(b))
+	}
+
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, Code: m.Code, CodeGraph: m.CodeGraph, Base: filepath.Base(baseDir)}
+	st, err := writeSegment(ctx, dir, docs, pm, opts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newTableFile(filepath.Join(dir, deltaFile), "delta")
+	if err != nil {
+		return nil, err
+	}
+	defer out.abort()
+	terms := make([]string, 0, len(deadDF))
+	for t := range deadDF {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	if err := out.w.Add([]byte(deltaDead), table.AppendUvarintDeltas(nil, dead)); err != nil {
+		return nil, err
+	}
+	if err := out.w.Add([]byte(deltaIns), table.AppendUvarintDeltas(nil, ins)); err != nil {
+		return nil, err
+	}
+	if err := out.w.Add([]byte(deltaTokens), binary.AppendUvarint(nil, deadTokens)); err != nil {
+		return nil, err
+	}
+	var key []byte
+	for _, t := range terms {
+		key = append(append(key[:0], deltaTerm...), t...)
+		if err := out.w.Add(key, binary.AppendUvarint(nil, deadDF[t])); err != nil {
+			return nil, err
+		}
+	}
+	if err := out.close(); err != nil {
+		return nil, err
+	}
+	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest, deltaFile)
+	return st, nil
+}
+
+// insertionPoints returns, for each of docs (in docOrder), how many of
+// base's documents sort before it: a binary search of the base's records
+// each, from where the previous one stopped.
+func insertionPoints(base *segment, docs []Doc) ([]uint32, error) {
+	ins := make([]uint32, len(docs))
+	nb := int(base.stats.Docs)
+	lo := 0
+	var ferr error
+	for j := range docs {
+		k := lo + sort.Search(nb-lo, func(i int) bool {
+			if ferr != nil {
+				return true
+			}
+			v, err := base.record(uint32(lo + i))
+			if err == nil {
+				var bd Doc
+				if bd, _, err = decodeRecordOpts(v, false); err == nil {
+					return docOrder(&bd, &docs[j]) >= 0
+				}
+			}
+			ferr = err
+			return true
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		ins[j], lo = uint32(k), k
+	}
+	return ins, nil
+}
+
+// entryAt returns the non-tree entry at p under the tree root; nil when
+// there is none.
+func entryAt(r *repo.Repo, root object.ID, p string) (*object.TreeEntry, error) {
+	list, err := object.ListTree(r.Objects, root, p)
+	if err != nil {
+		return nil, fmt.Errorf("index: %s: %w", p, err)
+	}
+	if e, ok := list[p]; ok {
+		return &e, nil
+	}
+	return nil, nil
+}
+
+func idOrZero(p *object.ID) object.ID {
+	if p == nil {
+		return object.Zero
+	}
+	return *p
+}
+
+// deltaErr names what a tree walk of buildDelta failed on.
+func deltaErr(err error, what string) error {
+	if errors.Is(err, errNoDelta) {
+		return err
+	}
+	return fmt.Errorf("index: %s: %w", what, err)
+}

@@ -1,0 +1,255 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// deltaStore is testStore with its index built, then a change the next
+// Open takes as a delta segment: a file edited, one added, one removed,
+// and another command run (so every diagnostic is replaced).
+func deltaStore(t testing.TB) *repo.Repo {
+	t.Helper()
+	r := testStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	root := r.ProjectRoot()
+	for name, content := range map[string]string{
+		"net/client.go": "package net\n\n// Client dials.\ntype Client struct{ Addr string }\n\n// Connect dials with a jittered backoff.\nfunc (c *Client) Connect() error {\n\treturn nil\n}\n\n// Close hangs up.\nfunc (c *Client) Close() {}\n",
+		"net/server.go": "package net\n\n// Serve answers.\nfunc Serve() {}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(root, "README.md")); err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.RecordCommand(context.Background(), repo.CommandOptions{Name: "go vet ./...", Output: []byte("net/server.go:4:1: Serve is unused\n"), ExitCode: 1}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestDeltaSegment checks a delta that adds, replaces and removes files
+// and replaces the diagnostics: it is built, it answers as a full build
+// does, and a full rebuild folds it in.
+func TestDeltaSegment(t *testing.T) {
+	r := deltaStore(t)
+	ix, rebuilt, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if !rebuilt || ix.code.delta == nil {
+		t.Fatalf("no delta segment (rebuilt %v)", rebuilt)
+	}
+	d := ix.code.delta
+	// Dead: net/client.go's file and its two items, README.md's file,
+	// the old diagnostic. Added: net/client.go's file and three items,
+	// net/server.go's file and item, the new diagnostic.
+	if len(d.dead) != 5 || d.seg.stats.Docs != 7 {
+		t.Fatalf("delta: %d dead, %d added; want 5 and 7", len(d.dead), d.seg.stats.Docs)
+	}
+	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(1)))
+	hits, _, err := ix.Search("unused", SearchOptions{Kinds: []string{"diagnostic"}})
+	if err != nil || len(hits) != 1 || !strings.Contains(hits[0].Doc.Title, "Serve is unused") {
+		t.Fatalf("diagnostics after the delta: %v %v", titles(hits), err)
+	}
+	st, err := Check(r)
+	if err != nil || !st.Fresh || st.Delta == nil || st.Delta.Docs != 7 || st.Delta.Replaced != 5 {
+		t.Fatalf("status %+v %+v, %v", st, st.Delta, err)
+	}
+
+	full, _, err := Rebuild(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	if full.code.delta != nil {
+		t.Fatal("a full rebuild kept the delta segment")
+	}
+	if cur := current(r); cur[partDelta] != "" {
+		t.Fatalf("CURRENT still names a delta: %v", cur)
+	}
+}
+
+// TestDamagedSegments damages each table of the current segments in
+// turn, and checks that the next Open rebuilds and answers.
+func TestDamagedSegments(t *testing.T) {
+	r := deltaStore(t)
+	for _, part := range []int{partCode, partNarrative, partDelta} {
+		for _, file := range []string{docsFile, termsFile, keysFile, metaFile, manifest, deltaFile} {
+			if file == deltaFile && part != partDelta {
+				continue
+			}
+			t.Run(partNames[part]+"/"+file, func(t *testing.T) {
+				ix, _, err := Open(context.Background(), r, BuildOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ix.Close()
+				if part == partDelta && current(r)[partDelta] == "" {
+					// The previous case's recovery rebuilt the code
+					// segment whole: make another change for a delta.
+					addFile(t, r, "extra_"+strings.TrimSuffix(file, ".tbl")+".go", "package m\n\nfunc Extra() {}\n")
+					ix, _, err := Open(context.Background(), r, BuildOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					ix.Close()
+				}
+				dir := current(r)[part]
+				if dir == "" {
+					t.Fatalf("no %s segment", partNames[part])
+				}
+				path := filepath.Join(dir, file)
+				os.Chmod(path, 0o644)
+				if err := os.WriteFile(path, []byte("damaged"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ix, _, err = Open(context.Background(), r, BuildOptions{})
+				if err != nil {
+					t.Fatalf("Open after damaging %s: %v", file, err)
+				}
+				defer ix.Close()
+				hits, _, err := ix.Search("Connect", SearchOptions{})
+				if err != nil || len(hits) == 0 {
+					t.Fatalf("search after damaging %s: %v %v", file, titles(hits), err)
+				}
+				equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(2)))
+			})
+		}
+	}
+}
+
+// TestDeltaOfAnotherBase checks that a delta naming another code segment
+// than CURRENT's is not used: the code is brought up to date again.
+func TestDeltaOfAnotherBase(t *testing.T) {
+	r := deltaStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	cur := current(r)
+	m := readManifest(cur[partDelta])
+	m.Base = "seg-0000000000000000"
+	text, err := m.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(cur[partDelta], manifest)
+	os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openCurrent(r); err == nil {
+		t.Fatal("a delta of another base opened")
+	}
+	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(3)))
+}
+
+func addFile(t testing.TB, r *repo.Repo, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(r.ProjectRoot(), filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzDeltaTable opens a delta segment whose delta.tbl holds arbitrary
+// dead documents, insertion points, dead tokens and term counts, and
+// reads every document, term and key through it: it is refused as
+// damaged, or read without a panic.
+func FuzzDeltaTable(f *testing.F) {
+	f.Add([]byte{}, []byte{}, uint64(0), []byte{})
+	f.Add(table.AppendUvarintDeltas(nil, []uint32{1, 2}), table.AppendUvarintDeltas(nil, []uint32{0, 0, 3, 3, 9, 9, 9}), uint64(5), []byte{1, 2, 3})
+	f.Add([]byte{0, 0}, []byte{1, 1, 1, 1, 1, 1, 1}, uint64(1<<40), []byte{200})
+	r := deltaStore(f)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ix.Close()
+	cur := current(r)
+	base, err := openSegment(cur[partCode])
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer base.close()
+	dir := cur[partDelta]
+	f.Fuzz(func(t *testing.T, dead, ins []byte, tokens uint64, counts []byte) {
+		var buf bytes.Buffer
+		w := table.NewWriter(&buf, "delta")
+		w.Add([]byte(deltaDead), dead)
+		w.Add([]byte(deltaIns), ins)
+		w.Add([]byte(deltaTokens), binary.AppendUvarint(nil, tokens))
+		for i, c := range counts {
+			w.Add([]byte{deltaTerm[0], 'a' + byte(i%26), byte(i)}, []byte{c})
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, deltaFile)
+		os.Remove(path)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, err := openDelta(dir, base)
+		if err != nil {
+			return
+		}
+		defer d.close()
+		c := newCodePart(base, d)
+		for v := range c.stats.Docs + 2 {
+			s, n := c.locate(v)
+			s.docHead(n)
+		}
+		for _, term := range []string{"connect", "client", "a", "serve"} {
+			p, _ := c.postings(term)
+			if p == nil {
+				continue
+			}
+			for p.Next() {
+			}
+			p, _ = c.postings(term)
+			p.Advance(3)
+		}
+		for _, key := range []string{"net/client.go", "retry/backoff.go"} {
+			c.lookup(nsFile, key)
+		}
+	})
+}
