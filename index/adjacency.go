@@ -445,12 +445,12 @@ func openGraph(dirs [nParts + 1]string, ms [nParts]*Manifest) (*GraphIndex, erro
 // small graph segment alone. The graph is not part of what a search
 // needs, so only its first user pays for it.
 func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
-	// The code segment's manifest has the code keys of its heads: when
-	// they are still the heads, no commit need be read.
+	// The code segment's manifest (or its delta's) has the code keys of
+	// its heads: when they are still the heads, no commit need be read.
 	dirs := current(r)
 	var built *Manifest
 	if dirs[partCode] != "" {
-		built = readManifest(dirs[partCode])
+		built = codeBuiltAs(dirs)
 	}
 	m, err := currentManifest(r, built)
 	if err != nil {

@@ -191,17 +191,12 @@ func (c *codePart) locate(v uint32) (*segment, uint32) {
 	if j < len(d.rank) && d.rank[j] == v {
 		return d.seg, uint32(j)
 	}
-	// v is the a-th live base document: the least b with
-	// b = a + (dead documents <= b), which is live.
+	// v is the a-th live base document (from 0): the least b with a+1
+	// live documents up to it, which is live.
 	a := v - uint32(j)
-	b := a
-	for {
-		nb := a + d.deadBefore(b+1)
-		if nb == b {
-			return c.base, b
-		}
-		b = nb
-	}
+	n := int(c.base.stats.Docs)
+	b := sort.Search(n, func(b int) bool { return uint32(b)+1-d.deadBefore(uint32(b)+1) > a })
+	return c.base, uint32(b)
 }
 
 // lookup returns the code part's documents under a key.
@@ -258,6 +253,9 @@ func (c *codePart) postings(term string) (segPostings, int) {
 		return p, df
 	}
 	var parts []segPostings
+	if p != nil && p.err != nil {
+		return p, df // damaged: the search reports it
+	}
 	if p != nil {
 		dead, err := d.deadDF(term)
 		if err != nil {
@@ -528,8 +526,8 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 			}
 			c.sem = e
 		}
-		version := object.Zero
-		if c.sem != nil && c.sem.Kind == object.EntryTyped {
+		version := object.Zero // as collectCode: whatever the snapshot holds at p
+		if c.sem != nil {
 			version = c.sem.ID
 		}
 		var err error

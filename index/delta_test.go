@@ -143,6 +143,56 @@ func TestDamagedSegments(t *testing.T) {
 	}
 }
 
+// TestDeltaOverDamagedBase damages, inside docs.tbl, the record of a
+// file the next change replaces: open does not notice it, the delta's
+// build does, and the code segment is rebuilt instead.
+func TestDeltaOverDamagedBase(t *testing.T) {
+	r := testStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	path := filepath.Join(current(r)[partCode], docsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file document's record: kinds, node id, then the node key's
+	// length and bytes.
+	head, field := []byte("\x04file\x04file"), []byte("\x0dnet/client.go")
+	i := -1
+	for k := bytes.Index(data, field); k >= 0; {
+		if k >= 42 && bytes.Equal(data[k-42:k-32], head) {
+			i = k
+			break
+		}
+		next := bytes.Index(data[k+1:], field)
+		if next < 0 {
+			break
+		}
+		k += 1 + next
+	}
+	if i < 0 {
+		t.Fatal("no record of net/client.go")
+	}
+	data[i] = 0xff // a length that runs past the record
+	os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addFile(t, r, "net/client.go", "package net\n\n// Client dials again.\ntype Client struct{}\n")
+	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatalf("Open over a damaged code segment: %v", err)
+	}
+	defer ix.Close()
+	if ix.code.delta != nil {
+		t.Fatal("a delta over a damaged code segment")
+	}
+	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(4)))
+}
+
 // TestDeltaOfAnotherBase checks that a delta naming another code segment
 // than CURRENT's is not used: the code is brought up to date again.
 func TestDeltaOfAnotherBase(t *testing.T) {
@@ -217,8 +267,11 @@ func FuzzDeltaTable(f *testing.F) {
 		w.Add([]byte(deltaDead), dead)
 		w.Add([]byte(deltaIns), ins)
 		w.Add([]byte(deltaTokens), binary.AppendUvarint(nil, tokens))
-		for i, c := range counts {
-			w.Add([]byte{deltaTerm[0], 'a' + byte(i%26), byte(i)}, []byte{c})
+		// Counts for terms the reads below ask for, and a bad value.
+		for i, term := range []string{"a", "client", "connect", "serve"} {
+			if i < len(counts) {
+				w.Add([]byte(deltaTerm+term), []byte{counts[i]})
+			}
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)

@@ -663,6 +663,16 @@ func partFresh(part int, built, m *Manifest) bool {
 	return !built.Code.IsZero() && built.Code == m.Code
 }
 
+// codeBuiltAs returns the manifest of the code as the segments of dirs
+// hold it: the delta's when there is one (it records what the code
+// segment would), else the code segment's; nil if it cannot be read.
+func codeBuiltAs(dirs [nParts + 1]string) *Manifest {
+	if dirs[partDelta] != "" {
+		return readManifest(dirs[partDelta])
+	}
+	return readManifest(dirs[partCode])
+}
+
 // readManifest reads a segment's manifest; nil if it cannot.
 func readManifest(dir string) *Manifest {
 	data, err := os.ReadFile(filepath.Join(dir, manifest))
@@ -873,8 +883,8 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	build := want
 	for part := range nParts {
 		built := readManifest(cur[part])
-		if part == partCode && cur[partDelta] != "" {
-			built = readManifest(cur[partDelta]) // the code as its delta brought it
+		if part == partCode {
+			built = codeBuiltAs(cur)
 		}
 		if cur[part] != "" && (!want[part] || opts.IfStale && partFresh(part, built, m)) {
 			build[part] = false
@@ -917,12 +927,15 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		case err == nil:
 			build[partCode] = false
 			parts = append(parts, partDelta)
-		case errors.Is(err, errNoDelta):
+		case ctx.Err() != nil:
+			removeTmps()
+			return nil, ctx.Err()
+		default:
+			// Too large a change, or a code segment that cannot be
+			// read (damaged inside a table, of an older format): the
+			// code segment is rebuilt, which needs nothing of it.
 			removeTmps()
 			names[partDelta], tmps[partDelta] = "", ""
-		default:
-			removeTmps()
-			return nil, err
 		}
 	}
 	for _, part := range []int{partCode, partCodeGraph, partGraph, partNarrative} { // the large ones first

@@ -45,7 +45,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				return fmt.Sprint(out)
 			}
 			var nodes []*narrative.Node
-			deltas := 0
+			deltas, lastDelta := 0, ""
 			for step := 0; step < 16; step++ {
 				// Deltas of every size, and changes too large for one.
 				deltaShare, deltaSlack = 1+rng.Intn(4), rng.Intn(12)
@@ -90,6 +90,15 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true, Message: "step"}); err != nil {
 						t.Fatal(err)
 					}
+					if rng.Intn(3) == 0 { // a command run: every diagnostic replaced
+						out := ""
+						for range rng.Intn(3) {
+							out += fmt.Sprintf("pkg%d/f%d.go:%d:1: %s\n", rng.Intn(2), rng.Intn(3), 1+rng.Intn(5), sentence())
+						}
+						if _, err := w.RecordCommand(context.Background(), repo.CommandOptions{Name: "go vet ./...", Output: []byte(out), ExitCode: 1}); err != nil {
+							t.Fatal(err)
+						}
+					}
 				case op == 2 || len(nodes) == 0: // add a node
 					n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: sentence()})
 					if err != nil {
@@ -125,8 +134,9 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer inc.Close()
-				if inc.code.delta != nil {
-					deltas++
+				if d := inc.code.delta; d != nil && d.seg.dir != lastDelta {
+					deltas++ // a new one
+					lastDelta = d.seg.dir
 				}
 				incAnswers := answers(t, inc, queries)
 				// A full rebuild in another store's index directory,
@@ -147,7 +157,10 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					t.Fatalf("step %d: the incremental narrative segment differs from a full rebuild's", step)
 				}
 			}
-			t.Logf("%d of 16 steps answered with a delta segment", deltas)
+			t.Logf("%d of 16 steps built a delta segment", deltas)
+			if deltas == 0 {
+				t.Fatal("no step built a delta segment")
+			}
 		})
 	}
 }

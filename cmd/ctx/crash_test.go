@@ -192,8 +192,16 @@ func TestCrashAtEveryPoint(t *testing.T) {
 				must(t, dir, env, "", ctx, "add", "file", "src/file2.go", "--extract-semantics", "-q")
 			},
 			check: func(t *testing.T, dir string, done bool) {
-				if out := must(t, dir, env, "", ctx, "search", "Y2"); !strings.Contains(out, "src.Y2") {
+				out := must(t, dir, env, "", ctx, "search", "Y2")
+				if !strings.Contains(out, "src.Y2") {
 					t.Fatalf("search for a new item after a crash:\n%s", out)
+				}
+				// The same answer as a full rebuild's, in a copy.
+				full := filepath.Join(t.TempDir(), "full")
+				copyDir(t, dir, full)
+				must(t, full, env, "", ctx, "rebuild", "-q", "--text")
+				if want := must(t, full, env, "", ctx, "search", "Y2"); out != want {
+					t.Fatalf("search after a crash:\n%s\nafter a full rebuild:\n%s", out, want)
 				}
 				if out := must(t, dir, env, "", ctx, "search", "X1"); !strings.Contains(out, "src/file1.go") {
 					t.Fatalf("search for an old item after a crash:\n%s", out)
