@@ -306,3 +306,49 @@ func FuzzDeltaTable(f *testing.F) {
 		}
 	})
 }
+
+// TestUseRebuildsDamaged damages the records of docs.tbl, which opening
+// the index does not notice: Use's search fails on them, rebuilds the
+// text segments and answers.
+func TestUseRebuildsDamaged(t *testing.T) {
+	r := testStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	path := filepath.Join(current(r)[partCode], docsFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(data[16 : len(data)/2]) // records, past the header
+	os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ix.Search("Connect", SearchOptions{})
+	ix.Close()
+	if !Damaged(err) {
+		t.Fatalf("search of a damaged index: %v, want a damaged-index error", err)
+	}
+	calls := 0
+	var hits []Hit
+	err = Use(context.Background(), r, BuildOptions{}, func(ix *Index) (err error) {
+		calls++
+		hits, _, err = ix.Search("Connect", SearchOptions{})
+		return err
+	})
+	if err != nil || calls != 2 || len(hits) == 0 || hits[0].Doc.Title != "method example.com/m/net.Client.Connect" {
+		t.Fatalf("Use: %v after %d calls, hits %v", err, calls, titles(hits))
+	}
+	// Fresh now: one call.
+	calls = 0
+	if err := Use(context.Background(), r, BuildOptions{}, func(*Index) error { calls++; return nil }); err != nil || calls != 1 {
+		t.Fatalf("Use of a sound index: %v, %d calls", err, calls)
+	}
+}

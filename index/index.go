@@ -762,6 +762,35 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 	return ix, err == nil && st != nil, err
 }
 
+// Damaged reports whether err comes from a damaged index file: a table
+// or record that does not decode, which opening the index need not
+// notice (it reads only each table's header and footer).
+func Damaged(err error) bool {
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, table.ErrCorrupt)
+}
+
+// Use opens the index, fresh, and calls fn with it. When the index, or
+// fn's reading of it, turns out damaged (Damaged), the text segments are
+// rebuilt whole and fn is called once more: the index is derived data,
+// and a damaged one never stops a reading command. fn may be called
+// twice, so it should return its results rather than print them.
+func Use(ctx context.Context, r *repo.Repo, opts BuildOptions, fn func(*Index) error) error {
+	ix, _, err := Open(ctx, r, opts)
+	if err == nil {
+		err = fn(ix)
+		ix.Close()
+	}
+	if !Damaged(err) {
+		return err
+	}
+	opts.IfStale = false
+	if ix, _, err = Rebuild(ctx, r, opts); err != nil {
+		return err
+	}
+	defer ix.Close()
+	return fn(ix)
+}
+
 // buildPart writes the segment of one part of the store as m describes
 // it into dir, which must not exist. The graph segment extends the code
 // graph segment in base.

@@ -145,12 +145,12 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ix, _, err := index.Open(ctx, r, index.BuildOptions{})
-	if err != nil {
-		return "", err
-	}
-	defer ix.Close()
-	hits, matched, err := ix.Search(in.Query, index.SearchOptions{Limit: in.Limit, Kinds: in.Types, Tags: in.Tags, IncludeSuperseded: in.IncludeSuperseded})
+	var hits []index.Hit
+	var matched int
+	err = index.Use(ctx, r, index.BuildOptions{}, func(ix *index.Index) (err error) {
+		hits, matched, err = ix.Search(in.Query, index.SearchOptions{Limit: in.Limit, Kinds: in.Types, Tags: in.Tags, IncludeSuperseded: in.IncludeSuperseded})
+		return err
+	})
 	if errors.Is(err, index.ErrInvalidQuery) {
 		return "", fmt.Errorf("%w: %w", ErrInvalidArgument, err)
 	}

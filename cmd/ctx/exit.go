@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctx-dev/ctx/exchange"
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/internal/lazyre"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/llm"
@@ -150,6 +151,10 @@ func classify(err error) code {
 		return codeObjectNotFound
 	case errors.Is(err, refs.ErrCorrupt):
 		return codeRefCorrupt
+	case index.Damaged(err):
+		c := codeNone
+		c.Hint = "the index (.ctx/index/, derived data) is damaged: `ctx rebuild` rebuilds it, and deleting .ctx/index/ is always safe"
+		return c
 	case errors.Is(err, refs.ErrNotFound):
 		return codeRefNotFound
 	case errors.Is(err, lockfile.ErrLocked):

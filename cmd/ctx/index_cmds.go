@@ -25,13 +25,16 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	if c.Limit <= 0 {
 		return &usageError{err: fmt.Errorf("-n %d: want a positive number of hits", c.Limit), cmd: "search"}
 	}
-	ix, err := openIndex(app, r)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
 	q := strings.Join(c.Query, " ")
-	hits, matched, err := ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type, Tags: c.Tag, IncludeSuperseded: c.IncludeSuperseded})
+	var hits []index.Hit
+	var matched int
+	bar := newProgress(app.Stderr, !app.Globals.JSON)
+	bar.unit = "documents"
+	err := index.Use(app.Ctx, r, index.BuildOptions{Progress: bar.update}, func(ix *index.Index) (err error) {
+		hits, matched, err = ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type, Tags: c.Tag, IncludeSuperseded: c.IncludeSuperseded})
+		return err
+	})
+	bar.done()
 	if errors.Is(err, index.ErrInvalidQuery) {
 		return &usageError{err: err, cmd: "search"}
 	}
