@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -490,11 +491,7 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	}); err != nil {
 		return nil, deltaErr(err, "semantic snapshots")
 	}
-	paths := make([]string, 0, len(changes))
-	for p := range changes {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	paths := slices.Sorted(maps.Keys(changes))
 
 	var dead []uint32
 	for _, p := range paths {
@@ -595,11 +592,7 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 		return nil, err
 	}
 	defer out.abort()
-	terms := make([]string, 0, len(deadDF))
-	for t := range deadDF {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
+	terms := slices.Sorted(maps.Keys(deadDF))
 	if err := out.w.Add([]byte(deltaDead), table.AppendUvarintDeltas(nil, dead)); err != nil {
 		return nil, err
 	}

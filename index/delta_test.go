@@ -20,31 +20,16 @@ import (
 func deltaStore(t testing.TB) *repo.Repo {
 	t.Helper()
 	r := testStore(t)
-	ix, _, err := Open(context.Background(), r, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
-	root := r.ProjectRoot()
-	for name, content := range map[string]string{
+	refresh(t, r)
+	ingestFiles(t, r, map[string]string{
 		"net/client.go": "package net\n\n// Client dials.\ntype Client struct{ Addr string }\n\n// Connect dials with a jittered backoff.\nfunc (c *Client) Connect() error {\n\treturn nil\n}\n\n// Close hangs up.\nfunc (c *Client) Close() {}\n",
 		"net/server.go": "package net\n\n// Serve answers.\nfunc Serve() {}\n",
-	} {
-		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Remove(filepath.Join(root, "README.md")); err != nil {
-		t.Fatal(err)
-	}
+	}, "README.md")
 	w, err := r.Lock(context.Background(), repo.LockOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Unlock()
-	if _, err := w.Ingest(context.Background(), repo.IngestOptions{Semantics: true}); err != nil {
-		t.Fatal(err)
-	}
 	if _, err := w.RecordCommand(context.Background(), repo.CommandOptions{Name: "go vet ./...", Output: []byte("net/server.go:4:1: Serve is unused\n"), ExitCode: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -104,20 +89,12 @@ func TestDamagedSegments(t *testing.T) {
 				continue
 			}
 			t.Run(partNames[part]+"/"+file, func(t *testing.T) {
-				ix, _, err := Open(context.Background(), r, BuildOptions{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				ix.Close()
+				refresh(t, r)
 				if part == partDelta && current(r)[partDelta] == "" {
 					// The previous case's recovery rebuilt the code
 					// segment whole: make another change for a delta.
-					addFile(t, r, "extra_"+strings.TrimSuffix(file, ".tbl")+".go", "package m\n\nfunc Extra() {}\n")
-					ix, _, err := Open(context.Background(), r, BuildOptions{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					ix.Close()
+					ingestFiles(t, r, map[string]string{"extra_" + strings.TrimSuffix(file, ".tbl") + ".go": "package m\n\nfunc Extra() {}\n"})
+					refresh(t, r)
 				}
 				dir := current(r)[part]
 				if dir == "" {
@@ -128,7 +105,7 @@ func TestDamagedSegments(t *testing.T) {
 				if err := os.WriteFile(path, []byte("damaged"), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				ix, _, err = Open(context.Background(), r, BuildOptions{})
+				ix, _, err := Open(context.Background(), r, BuildOptions{})
 				if err != nil {
 					t.Fatalf("Open after damaging %s: %v", file, err)
 				}
@@ -148,11 +125,7 @@ func TestDamagedSegments(t *testing.T) {
 // build does, and the code segment is rebuilt instead.
 func TestDeltaOverDamagedBase(t *testing.T) {
 	r := testStore(t)
-	ix, _, err := Open(context.Background(), r, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
+	refresh(t, r)
 	path := filepath.Join(current(r)[partCode], docsFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -181,8 +154,8 @@ func TestDeltaOverDamagedBase(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addFile(t, r, "net/client.go", "package net\n\n// Client dials again.\ntype Client struct{}\n")
-	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	ingestFiles(t, r, map[string]string{"net/client.go": "package net\n\n// Client dials again.\ntype Client struct{}\n"})
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
 	if err != nil {
 		t.Fatalf("Open over a damaged code segment: %v", err)
 	}
@@ -197,11 +170,7 @@ func TestDeltaOverDamagedBase(t *testing.T) {
 // than CURRENT's is not used: the code is brought up to date again.
 func TestDeltaOfAnotherBase(t *testing.T) {
 	r := deltaStore(t)
-	ix, _, err := Open(context.Background(), r, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
+	refresh(t, r)
 	cur := current(r)
 	m := readManifest(cur[partDelta])
 	m.Base = "seg-0000000000000000"
@@ -217,7 +186,7 @@ func TestDeltaOfAnotherBase(t *testing.T) {
 	if _, err := openCurrent(r); err == nil {
 		t.Fatal("a delta of another base opened")
 	}
-	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +194,19 @@ func TestDeltaOfAnotherBase(t *testing.T) {
 	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(3)))
 }
 
-func addFile(t testing.TB, r *repo.Repo, name, content string) {
+// ingestFiles writes files into r's project, removes the paths in
+// remove, and ingests the project.
+func ingestFiles(t testing.TB, r *repo.Repo, files map[string]string, remove ...string) {
 	t.Helper()
-	if err := os.WriteFile(filepath.Join(r.ProjectRoot(), filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(r.ProjectRoot(), filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range remove {
+		if err := os.Remove(filepath.Join(r.ProjectRoot(), filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	w, err := r.Lock(context.Background(), repo.LockOptions{})
 	if err != nil {
@@ -249,11 +227,7 @@ func FuzzDeltaTable(f *testing.F) {
 	f.Add(table.AppendUvarintDeltas(nil, []uint32{1, 2}), table.AppendUvarintDeltas(nil, []uint32{0, 0, 3, 3, 9, 9, 9}), uint64(5), []byte{1, 2, 3})
 	f.Add([]byte{0, 0}, []byte{1, 1, 1, 1, 1, 1, 1}, uint64(1<<40), []byte{200})
 	r := deltaStore(f)
-	ix, _, err := Open(context.Background(), r, BuildOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	ix.Close()
+	refresh(f, r)
 	cur := current(r)
 	base, err := openSegment(cur[partCode])
 	if err != nil {
@@ -312,11 +286,7 @@ func FuzzDeltaTable(f *testing.F) {
 // text segments and answers.
 func TestUseRebuildsDamaged(t *testing.T) {
 	r := testStore(t)
-	ix, _, err := Open(context.Background(), r, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix.Close()
+	refresh(t, r)
 	path := filepath.Join(current(r)[partCode], docsFile)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -327,7 +297,7 @@ func TestUseRebuildsDamaged(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,4 +321,14 @@ func TestUseRebuildsDamaged(t *testing.T) {
 	if err := Use(context.Background(), r, BuildOptions{}, func(*Index) error { calls++; return nil }); err != nil || calls != 1 {
 		t.Fatalf("Use of a sound index: %v, %d calls", err, calls)
 	}
+}
+
+// refresh brings r's index up to date, as a reading command does.
+func refresh(t testing.TB, r *repo.Repo) {
+	t.Helper()
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
 }
