@@ -53,12 +53,16 @@ type BuildOptions struct {
 	Progress func(done, total int)
 }
 
-// BuildStats is what Build did.
+// BuildStats is what Build did: the documents of the index, and the
+// terms, keys and bytes of the segments it wrote.
 type BuildStats struct {
 	Docs  int   `json:"docs"`
 	Terms int   `json:"terms"`
 	Keys  int   `json:"keys"`
 	Bytes int64 `json:"bytes"`
+	// Delta is set when the code was brought up to date by a delta
+	// segment rather than rebuilt.
+	Delta *DeltaStatus `json:"delta,omitempty"`
 }
 
 // add counts what another segment's build did.
@@ -67,6 +71,9 @@ func (st *BuildStats) add(o *BuildStats) {
 	st.Terms += o.Terms
 	st.Keys += o.Keys
 	st.Bytes += o.Bytes
+	if o.Delta != nil {
+		st.Delta = o.Delta
+	}
 }
 
 // writeSegment writes the files of a segment of docs, numbered in

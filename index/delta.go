@@ -613,6 +613,7 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 		return nil, err
 	}
 	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest, deltaFile)
+	st.Delta = &DeltaStatus{Docs: len(docs), Replaced: len(dead)}
 	return st, nil
 }
 

@@ -105,10 +105,17 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 	}
 	defer ix.Close()
 	res := map[string]any{"rebuilt": st != nil, "docs": ix.Docs()}
-	if st == nil {
+	switch {
+	case st == nil:
 		app.printf("index is fresh: %d documents\n", ix.Docs())
-	} else {
+	default:
 		res["terms"], res["keys"], res["bytes"] = st.Terms, st.Keys, st.Bytes
+		if d := st.Delta; d != nil {
+			res["delta"] = d
+			app.printf("index updated: a delta segment adds %d and replaces %d documents (%d in all; segments written: %d terms, %d keys, %s)\n",
+				d.Docs, d.Replaced, st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
+			break
+		}
 		app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
 	}
 	if c.Scc {
