@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -443,4 +444,47 @@ func FuzzVariants(f *testing.F) {
 			seen[v] = true
 		}
 	})
+}
+
+// TestQueryRebuildsDamagedIndex damages the records of the code
+// segment's docs.tbl and of the code graph's nodes.tbl, which opening
+// the index does not notice: Query rebuilds the index and gives the pack
+// it gave before.
+func TestQueryRebuildsDamagedIndex(t *testing.T) {
+	src := testSource(t)
+	r := src.Repo
+	ctx := context.Background()
+	opts := Options{Now: testNow}
+	want, err := Query(ctx, r, "exponential backoff delay", opts, QueryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := os.ReadFile(filepath.Join(r.Root, "index", "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(cur)), "\n") {
+		part, seg, _ := strings.Cut(l, " ")
+		file := map[string]string{"code": "docs.tbl", "codegraph": "nodes.tbl"}[part]
+		if file == "" {
+			continue
+		}
+		path := filepath.Join(r.Root, "index", seg, file)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(data[16 : len(data)/2])
+		os.Chmod(path, 0o644)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Query(ctx, r, "exponential backoff delay", opts, QueryOptions{})
+	if err != nil {
+		t.Fatalf("Query over a damaged index: %v", err)
+	}
+	if !reflect.DeepEqual(titles(got), titles(want)) {
+		t.Fatalf("pack over a rebuilt index: %v, want %v", titles(got), titles(want))
+	}
 }

@@ -29,11 +29,19 @@ type QueryOptions struct {
 // call it. A Where id that names no node is narrative.ErrNotFound (or
 // ErrAmbiguous); bad options are ErrInvalidOptions, as from Build.
 func Query(ctx context.Context, r *repo.Repo, task string, opts Options, q QueryOptions) (*Pack, error) {
-	ix, _, err := index.Open(ctx, r, q.Index)
-	if err != nil {
-		return nil, err
-	}
-	defer ix.Close()
+	// A damaged index is rebuilt, the graph's segments with it, and the
+	// pack built again (index.Use).
+	io := q.Index
+	io.Graph = !opts.NoGraph
+	var p *Pack
+	err := index.Use(ctx, r, io, func(ix *index.Index) (err error) {
+		p, err = query(ctx, r, ix, task, opts, q)
+		return err
+	})
+	return p, err
+}
+
+func query(ctx context.Context, r *repo.Repo, ix *index.Index, task string, opts Options, q QueryOptions) (*Pack, error) {
 	src := Source{Repo: r, Index: ix}
 	if !opts.NoGraph {
 		gx, err := index.OpenGraph(ctx, r)
@@ -43,6 +51,7 @@ func Query(ctx context.Context, r *repo.Repo, task string, opts Options, q Query
 		defer gx.Close()
 		src.Graph = gx
 	}
+	var err error
 	if opts.IncludeNarrative || opts.Where != nil {
 		load := q.Catalog
 		if load == nil {
