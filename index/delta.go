@@ -423,8 +423,7 @@ func (m *merged) Err() error          { return errors.Join(m.a.Err(), m.b.Err())
 
 // buildDelta writes into dir, which must not exist, the delta segment
 // that brings the code segment in baseDir up to the store as m describes
-// it; errNoDelta when the change is not one a delta takes (more than one
-// head, or too many documents).
+// it; errNoDelta when the change is too large for one.
 func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir string, opts BuildOptions) (*BuildStats, error) {
 	base, err := openSegment(baseDir)
 	if err != nil {
@@ -432,64 +431,26 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	}
 	defer base.close()
 	bm := base.manifest
-	if len(bm.Heads) != 1 || len(m.Heads) != 1 || bm.Tokenizer != m.Tokenizer || bm.Code.IsZero() || bm.Base != "" {
+	if bm.Tokenizer != m.Tokenizer || bm.Code.IsZero() || bm.Base != "" {
 		return nil, errNoDelta
 	}
-	was, err := r.ReadCommit(bm.Heads[0])
+	was, err := readCommits(r, bm.Heads)
 	if err != nil {
 		return nil, err
 	}
-	now, err := r.ReadCommit(m.Heads[0])
+	now, err := readCommits(r, m.Heads)
 	if err != nil {
 		return nil, err
 	}
 	budget := int(base.stats.Docs)/deltaShare + deltaSlack
-
-	// The files whose documents may have changed: added or removed, or
-	// with another file version (a file's documents derive from its path
-	// and version alone).
-	type change struct {
-		root, sem           *object.TreeEntry // in the new trees
-		rootKnown, semKnown bool
+	var changes map[string]*fileChange
+	if len(was) == 1 && len(now) == 1 {
+		changes, err = changedFile(ctx, r, was[0], now[0], budget)
+	} else {
+		changes, err = changedFiles(r, was, now, budget)
 	}
-	changes := map[string]*change{}
-	at := func(p string) (*change, error) {
-		c := changes[p]
-		if c == nil {
-			if len(changes) >= budget {
-				return nil, errNoDelta
-			}
-			c = &change{}
-			changes[p] = c
-		}
-		return c, nil
-	}
-	edited := map[string]*object.TreeEntry{} // in both root trees, with other content
-	if err := object.DiffTrees(r.Objects, was.RootTree, now.RootTree, func(p string, old, new *object.TreeEntry) error {
-		if old != nil && new != nil {
-			edited[p] = new // its file version tells whether its documents changed
-			return nil
-		}
-		c, err := at(p)
-		if err == nil {
-			c.root, c.rootKnown = new, true
-		}
-		return err
-	}); err != nil {
-		return nil, deltaErr(err, "root trees")
-	}
-	wasSem, nowSem := idOrZero(was.SemanticSnapshot), idOrZero(now.SemanticSnapshot)
-	if err := object.DiffTrees(r.Objects, wasSem, nowSem, func(p string, old, new *object.TreeEntry) error {
-		c, err := at(p)
-		if err == nil {
-			c.sem, c.semKnown = new, true
-			if e, ok := edited[p]; ok {
-				c.root, c.rootKnown = e, true
-			}
-		}
-		return err
-	}); err != nil {
-		return nil, deltaErr(err, "semantic snapshots")
+	if err != nil {
+		return nil, err
 	}
 	paths := slices.Sorted(maps.Keys(changes))
 
@@ -505,31 +466,12 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	load := newVersions(r, false).get
 	perPath := make([][]Doc, len(paths))
 	if err := parallel.Do(ctx, len(paths), func(i int) error {
-		p, c := paths[i], changes[paths[i]]
-		if !c.rootKnown {
-			e, err := entryAt(r, now.RootTree, p)
-			if err != nil {
-				return err
-			}
-			c.root = e
+		if c := changes[paths[i]]; c.present {
+			var err error
+			perPath[i], err = pathDocs(r, repoID, paths[i], c.version, load)
+			return err
 		}
-		if c.root == nil {
-			return nil // removed
-		}
-		if !c.semKnown {
-			e, err := entryAt(r, nowSem, p)
-			if err != nil {
-				return err
-			}
-			c.sem = e
-		}
-		version := object.Zero // as collectCode: whatever the snapshot holds at p
-		if c.sem != nil {
-			version = c.sem.ID
-		}
-		var err error
-		perPath[i], err = pathDocs(r, repoID, p, version, load)
-		return err
+		return nil // removed
 	}); err != nil {
 		return nil, err
 	}
@@ -537,18 +479,25 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	for _, pd := range perPath {
 		docs = append(docs, pd...)
 	}
-	if idOrZero(was.DiagnosticsSnapshot) != idOrZero(now.DiagnosticsSnapshot) {
+	// Diagnostics: all of them, again, when any head's changed; in head
+	// order, each run once, as collectCode takes them.
+	if !slices.EqualFunc(was, now, func(a, b *object.Commit) bool {
+		return idOrZero(a.DiagnosticsSnapshot) == idOrZero(b.DiagnosticsSnapshot)
+	}) {
 		old, err := base.lookup(nsKind, string(DocDiagnostic))
 		if err != nil {
 			return nil, err
 		}
 		dead = append(dead, old...)
-		if now.DiagnosticsSnapshot != nil {
-			ds, err := diagnosticDocs(r, repoID, *now.DiagnosticsSnapshot, map[object.ID]bool{})
-			if err != nil {
-				return nil, err
+		seen := map[object.ID]bool{}
+		for _, c := range now {
+			if c.DiagnosticsSnapshot != nil {
+				ds, err := diagnosticDocs(r, repoID, *c.DiagnosticsSnapshot, seen)
+				if err != nil {
+					return nil, err
+				}
+				docs = append(docs, ds...)
 			}
-			docs = append(docs, ds...)
 		}
 	}
 	slices.Sort(dead)
@@ -615,6 +564,172 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest, deltaFile)
 	st.Delta = &DeltaStatus{Docs: len(docs), Replaced: len(dead)}
 	return st, nil
+}
+
+// fileChange is a file whose documents may have changed, as it is now.
+type fileChange struct {
+	present bool      // in the heads' root trees
+	version object.ID // its entry in their semantic snapshots (Zero: none)
+}
+
+// readCommits reads the commits of heads, in order.
+func readCommits(r *repo.Repo, heads []object.ID) ([]*object.Commit, error) {
+	out := make([]*object.Commit, len(heads))
+	for i, h := range heads {
+		c, err := r.ReadCommit(h)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// changedFile returns the files whose documents may differ between the
+// commits was and now (one head each): added or removed, or with another
+// file version (a file's documents derive from its path and version
+// alone). The trees are walked side by side, past every subtree the two
+// share; errNoDelta when more than budget files changed.
+func changedFile(ctx context.Context, r *repo.Repo, was, now *object.Commit, budget int) (map[string]*fileChange, error) {
+	type change struct {
+		root, sem           *object.TreeEntry // in the new trees
+		rootKnown, semKnown bool
+	}
+	changes := map[string]*change{}
+	at := func(p string) (*change, error) {
+		c := changes[p]
+		if c == nil {
+			if len(changes) >= budget {
+				return nil, errNoDelta
+			}
+			c = &change{}
+			changes[p] = c
+		}
+		return c, nil
+	}
+	edited := map[string]*object.TreeEntry{} // in both root trees, with other content
+	if err := object.DiffTrees(r.Objects, was.RootTree, now.RootTree, func(p string, old, new *object.TreeEntry) error {
+		if old != nil && new != nil {
+			edited[p] = new // its file version tells whether its documents changed
+			return nil
+		}
+		c, err := at(p)
+		if err == nil {
+			c.root, c.rootKnown = new, true
+		}
+		return err
+	}); err != nil {
+		return nil, deltaErr(err, "root trees")
+	}
+	nowSem := idOrZero(now.SemanticSnapshot)
+	if err := object.DiffTrees(r.Objects, idOrZero(was.SemanticSnapshot), nowSem, func(p string, old, new *object.TreeEntry) error {
+		c, err := at(p)
+		if err == nil {
+			c.sem, c.semKnown = new, true
+			if e, ok := edited[p]; ok {
+				c.root, c.rootKnown = e, true
+			}
+		}
+		return err
+	}); err != nil {
+		return nil, deltaErr(err, "semantic snapshots")
+	}
+	// What a walk did not tell is looked up.
+	paths := slices.Sorted(maps.Keys(changes))
+	out := make([]*fileChange, len(paths))
+	if err := parallel.Do(ctx, len(paths), func(i int) error {
+		p, c := paths[i], changes[paths[i]]
+		if !c.rootKnown {
+			e, err := entryAt(r, now.RootTree, p)
+			if err != nil {
+				return err
+			}
+			c.root = e
+		}
+		out[i] = &fileChange{present: c.root != nil}
+		if !out[i].present {
+			return nil
+		}
+		if !c.semKnown {
+			e, err := entryAt(r, nowSem, p)
+			if err != nil {
+				return err
+			}
+			c.sem = e
+		}
+		if c.sem != nil { // as collectCode: whatever the snapshot holds at p
+			out[i].version = c.sem.ID
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	m := make(map[string]*fileChange, len(paths))
+	for i, p := range paths {
+		m[p] = out[i]
+	}
+	return m, nil
+}
+
+// changedFiles is changedFile for any number of heads on either side
+// (after a git merge left several): each side's files are those of its
+// heads, in order, a path taken from the first head that has it, as
+// collectCode takes them. It lists the trees whole, each tree once.
+func changedFiles(r *repo.Repo, was, now []*object.Commit, budget int) (map[string]*fileChange, error) {
+	listed := map[object.ID]map[string]object.TreeEntry{}
+	list := func(tree object.ID) (map[string]object.TreeEntry, error) {
+		if l, ok := listed[tree]; ok {
+			return l, nil
+		}
+		l, err := object.ListTree(r.Objects, tree, "")
+		if err != nil {
+			return nil, fmt.Errorf("index: tree %s: %w", tree.Short(), err)
+		}
+		listed[tree] = l
+		return l, nil
+	}
+	files := func(heads []*object.Commit) (map[string]object.ID, error) {
+		out := map[string]object.ID{}
+		for _, c := range heads {
+			root, err := list(c.RootTree)
+			if err != nil {
+				return nil, err
+			}
+			sem, err := list(idOrZero(c.SemanticSnapshot))
+			if err != nil {
+				return nil, err
+			}
+			for p := range root {
+				if _, seen := out[p]; !seen {
+					out[p] = sem[p].ID
+				}
+			}
+		}
+		return out, nil
+	}
+	before, err := files(was)
+	if err != nil {
+		return nil, err
+	}
+	after, err := files(now)
+	if err != nil {
+		return nil, err
+	}
+	changes := map[string]*fileChange{}
+	for p, v := range after {
+		if w, ok := before[p]; !ok || w != v {
+			changes[p] = &fileChange{present: true, version: v}
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			changes[p] = &fileChange{}
+		}
+	}
+	if len(changes) > budget {
+		return nil, errNoDelta
+	}
+	return changes, nil
 }
 
 // insertionPoints returns, for each of docs (in docOrder), how many of

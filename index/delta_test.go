@@ -7,10 +7,13 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -199,7 +202,11 @@ func TestDeltaOfAnotherBase(t *testing.T) {
 func ingestFiles(t testing.TB, r *repo.Repo, files map[string]string, remove ...string) {
 	t.Helper()
 	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(r.ProjectRoot(), filepath.FromSlash(name)), []byte(content), 0o644); err != nil {
+		full := filepath.Join(r.ProjectRoot(), filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -331,4 +338,63 @@ func refresh(t testing.TB, r *repo.Repo) {
 		t.Fatal(err)
 	}
 	ix.Close()
+}
+
+// TestDeltaSeveralHeads brings the index up to date across changes of
+// the number of heads (a git merge that leaves two, a third, the merge
+// that reconciles them), from a code segment built on one head and from
+// one built on two: each time with a delta, answering as a full build.
+func TestDeltaSeveralHeads(t *testing.T) {
+	r := testStore(t)
+	refresh(t, r)
+	check := func(step string, wantDelta bool) {
+		t.Helper()
+		ix, _, err := Open(context.Background(), r, BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ix.Close()
+		if got := ix.code.delta != nil; got != wantDelta {
+			t.Fatalf("%s: delta segment %v, want %v", step, got, wantDelta)
+		}
+		equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(5)))
+	}
+	head := func() object.ID {
+		t.Helper()
+		heads, err := r.Heads(refs.Main)
+		if err != nil || len(heads) != 1 {
+			t.Fatalf("heads %v, %v", heads, err)
+		}
+		return heads[0]
+	}
+	base := head()
+	ingestFiles(t, r, map[string]string{"left/l.go": "package left\n\n// L goes left.\nfunc L() {}\n"})
+	left := head()
+	// Another clone, at base, changes other files (and one both have).
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.UpdateRef(refs.Main, base, refs.Any()); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	os.Remove(filepath.Join(r.ProjectRoot(), "left", "l.go"))
+	ingestFiles(t, r, map[string]string{"right/r.go": "package right\n\n// R goes right.\nfunc R() {}\n", "net/client.go": "package net\n\n// Client dials twice.\ntype Client struct{}\n"}, "README.md")
+	right := head()
+	repo.AddHead(t, r, refs.Main, left) // as a git merge of the two clones leaves main
+	if heads, _ := r.Heads(refs.Main); len(heads) != 2 || !slices.Contains(heads, right) {
+		t.Fatalf("heads %v, want %s and %s", heads, left.Short(), right.Short())
+	}
+	check("two heads", true)
+
+	// A code segment built on the two heads, then the merge.
+	if ix, _, err := Rebuild(context.Background(), r, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	} else {
+		ix.Close()
+	}
+	ingestFiles(t, r, map[string]string{"retry/backoff.go": "package retry\n\n// NextDelay triples.\nfunc NextDelay(d int) int { return 3 * d }\n"})
+	head()
+	check("merged", true)
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -45,7 +47,8 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				return fmt.Sprint(out)
 			}
 			var nodes []*narrative.Node
-			deltas, lastDelta := 0, ""
+			deltas, multi, lastDelta := 0, 0, ""
+			var history []object.ID // heads after code changes
 			for step := 0; step < 16; step++ {
 				// Deltas of every size, and changes too large for one.
 				deltaShare, deltaSlack = 1+rng.Intn(4), rng.Intn(12)
@@ -55,6 +58,18 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				}
 				switch op := rng.Intn(5); {
 				case op <= 1: // write, edit or remove code files, then ingest
+					// Sometimes as another clone would, from an older
+					// commit: main then has two heads, as after a git
+					// merge, until the next ingestion reconciles them.
+					var others []object.ID
+					if len(history) > 1 && rng.Intn(4) == 0 {
+						if others, err = r.Heads(refs.Main); err != nil {
+							t.Fatal(err)
+						}
+						if err := w.UpdateRef(refs.Main, history[rng.Intn(len(history)-1)], refs.Any()); err != nil {
+							t.Fatal(err)
+						}
+					}
 					for range 1 + rng.Intn(3) {
 						name := fmt.Sprintf("pkg%d/f%d.go", rng.Intn(2), rng.Intn(3))
 						if rng.Intn(8) == 0 {
@@ -99,6 +114,14 @@ func TestIncrementalEqualsFull(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
+					heads, err := r.Heads(refs.Main)
+					if err != nil {
+						t.Fatal(err)
+					}
+					history = append(history, heads...)
+					for _, h := range others {
+						repo.AddHead(t, r, refs.Main, h)
+					}
 				case op == 2 || len(nodes) == 0: // add a node
 					n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: sentence()})
 					if err != nil {
@@ -137,6 +160,9 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				if d := inc.code.delta; d != nil && d.seg.dir != lastDelta {
 					deltas++ // a new one
 					lastDelta = d.seg.dir
+					if len(d.seg.manifest.Heads) > 1 {
+						multi++
+					}
 				}
 				incAnswers := answers(t, inc, queries)
 				// A full rebuild in another store's index directory,
@@ -157,7 +183,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					t.Fatalf("step %d: the incremental narrative segment differs from a full rebuild's", step)
 				}
 			}
-			t.Logf("%d of 16 steps built a delta segment", deltas)
+			t.Logf("%d of 16 steps built a delta segment, %d of them for several heads", deltas, multi)
 			if deltas == 0 {
 				t.Fatal("no step built a delta segment")
 			}

@@ -455,7 +455,7 @@ for ((i = 1; i <= CHG_RUNS; i++)); do
 	timed "$STORE" "$WORK/out/chg-fts-$i" "$SQLITE_BIN" "$DB" "UPDATE f SET content = CAST(readfile('$CHG_FILE') AS TEXT) WHERE path = '$CHG_FILE'; $(fts_sql "$CQ")"
 	[[ $RC -eq 0 ]] || die "sqlite3 update exited $RC: $(head -c 300 "$WORK/out/chg-fts-$i.err")"
 	U_FTS+=("$ELAPSED") UC_FTS+=("$CPU")
-	log "  run $i: ctx add code $(ms1 "$ELAPSED") ms; ctx search $(ms1 "${U_CTX[-1]}") ms; sqlite3 update+query $(ms1 "${U_FTS[-1]}") ms"
+	log "  run $i: ctx add code $(ms1 "${U_ADD[-1]}") ms; ctx search $(ms1 "${U_CTX[-1]}") ms; sqlite3 update+query $(ms1 "${U_FTS[-1]}") ms"
 done
 cmp -s "$WORK/out/chg-search-$CHG_RUNS" <(cd "$STORE" && "$CTX" rebuild -q --text >/dev/null && "$CTX" search -n 10 "$CQ") ||
 	fail "ctx search after the edit differs from its answer after a full rebuild"
