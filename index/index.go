@@ -752,10 +752,16 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 		cur.Close()
 	}
 	opts.IfStale = !damaged
+	return rebuildOrPrivate(ctx, r, m, opts)
+}
+
+// rebuildOrPrivate is Rebuild, for a store as m describes it; in a store
+// this user cannot write (another user's checkout, a read-only mount), it
+// answers from an index built for this process. rebuilt reports that
+// some segment was built.
+func rebuildOrPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOptions) (ix *Index, rebuilt bool, err error) {
 	ix, st, err := Rebuild(ctx, r, opts)
 	if err != nil && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)) {
-		// A store this user cannot write (another user's checkout, a
-		// read-only mount): answer from an index built for this process.
 		ix, err := buildPrivate(ctx, r, m, opts)
 		return ix, err == nil, err
 	}
@@ -783,8 +789,12 @@ func Use(ctx context.Context, r *repo.Repo, opts BuildOptions, fn func(*Index) e
 	if !Damaged(err) {
 		return err
 	}
+	m, err := CurrentManifest(r)
+	if err != nil {
+		return err
+	}
 	opts.IfStale = false
-	if ix, _, err = Rebuild(ctx, r, opts); err != nil {
+	if ix, _, err = rebuildOrPrivate(ctx, r, m, opts); err != nil {
 		return err
 	}
 	defer ix.Close()
