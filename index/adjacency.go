@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -467,12 +468,17 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 		}
 		return ms, true
 	}
+	// Fresh segments that do not open are damaged (a manifest does not
+	// show it): both are then rebuilt whole.
+	stale := true
 	if ms, ok := graphParts(dirs); ok && partFresh(partGraph, ms[partGraph], m) && partFresh(partCodeGraph, ms[partCodeGraph], m) {
-		if gx, err := openGraph(dirs, ms); err == nil {
+		gx, err := openGraph(dirs, ms)
+		if err == nil {
 			return gx, nil
 		}
+		stale = errors.Is(err, fs.ErrNotExist)
 	}
-	if _, err := rebuild(ctx, r, BuildOptions{IfStale: true}, [nParts]bool{partGraph: true, partCodeGraph: true}); err != nil {
+	if _, err := rebuild(ctx, r, BuildOptions{IfStale: stale}, [nParts]bool{partGraph: true, partCodeGraph: true}); err != nil {
 		return nil, err
 	}
 	dirs = current(r)

@@ -341,9 +341,10 @@ func refresh(t testing.TB, r *repo.Repo) {
 }
 
 // TestDeltaSeveralHeads brings the index up to date across changes of
-// the number of heads (a git merge that leaves two, a third, the merge
-// that reconciles them), from a code segment built on one head and from
-// one built on two: each time with a delta, answering as a full build.
+// the number of heads (a git merge that leaves two, the merge that
+// reconciles them), from a code segment built on one head and from one
+// built on two, with diagnostics recorded on either head: each time with
+// a delta, answering as a full build.
 func TestDeltaSeveralHeads(t *testing.T) {
 	r := testStore(t)
 	refresh(t, r)
@@ -381,12 +382,30 @@ func TestDeltaSeveralHeads(t *testing.T) {
 	w.Unlock()
 	os.Remove(filepath.Join(r.ProjectRoot(), "left", "l.go"))
 	ingestFiles(t, r, map[string]string{"right/r.go": "package right\n\n// R goes right.\nfunc R() {}\n", "net/client.go": "package net\n\n// Client dials twice.\ntype Client struct{}\n"}, "README.md")
+	w, err = r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.RecordCommand(context.Background(), repo.CommandOptions{Name: "go test ./...", Output: []byte("right/r.go:4:1: R is untested\n"), ExitCode: 1}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
 	right := head()
 	repo.AddHead(t, r, refs.Main, left) // as a git merge of the two clones leaves main
 	if heads, _ := r.Heads(refs.Main); len(heads) != 2 || !slices.Contains(heads, right) {
 		t.Fatalf("heads %v, want %s and %s", heads, left.Short(), right.Short())
 	}
 	check("two heads", true)
+	// The diagnostics of both heads' runs, whichever head comes first.
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	diags, err := ix.Lookup("kind", string(DocDiagnostic))
+	ix.Close()
+	if err != nil || len(diags) != 2 {
+		t.Fatalf("diagnostics of two heads: %v, %v", diags, err)
+	}
 
 	// A code segment built on the two heads, then the merge.
 	if ix, _, err := Rebuild(context.Background(), r, BuildOptions{}); err != nil {
@@ -397,4 +416,36 @@ func TestDeltaSeveralHeads(t *testing.T) {
 	ingestFiles(t, r, map[string]string{"retry/backoff.go": "package retry\n\n// NextDelay triples.\nfunc NextDelay(d int) int { return 3 * d }\n"})
 	head()
 	check("merged", true)
+}
+
+// TestOpenGraphRebuildsDamaged damages a table of each graph segment in
+// turn (so that it does not open, though its manifest is fresh): the next
+// OpenGraph rebuilds the graph's segments and answers.
+func TestOpenGraphRebuildsDamaged(t *testing.T) {
+	r := testStore(t)
+	for _, part := range []int{partGraph, partCodeGraph} {
+		gx, err := OpenGraph(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := gx.Neighbors("file:net/client.go", true)
+		gx.Close()
+		if err != nil || len(want) == 0 {
+			t.Fatalf("neighbours: %v, %v", want, err)
+		}
+		path := filepath.Join(current(r)[part], nodesFile)
+		os.Chmod(path, 0o644)
+		if err := os.WriteFile(path, []byte("damaged"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gx, err = OpenGraph(context.Background(), r)
+		if err != nil {
+			t.Fatalf("OpenGraph after damaging the %s segment: %v", partNames[part], err)
+		}
+		got, err := gx.Neighbors("file:net/client.go", true)
+		gx.Close()
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("neighbours after the rebuild: %v, %v; want %v", got, err, want)
+		}
+	}
 }

@@ -769,10 +769,11 @@ func rebuildOrPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts Build
 }
 
 // Damaged reports whether err comes from a damaged index file: a table
-// or record that does not decode, which opening the index need not
-// notice (it reads only each table's header and footer).
+// or record that does not decode (which opening the index need not
+// notice: it reads only each table's header and footer), or a table of
+// another format version.
 func Damaged(err error) bool {
-	return errors.Is(err, ErrCorrupt) || errors.Is(err, table.ErrCorrupt)
+	return errors.Is(err, ErrCorrupt) || errors.Is(err, table.ErrCorrupt) || errors.Is(err, table.ErrVersion)
 }
 
 // Use opens the index, fresh, and calls fn with it. When the index, or

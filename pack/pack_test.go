@@ -459,27 +459,8 @@ func TestQueryRebuildsDamagedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, err := os.ReadFile(filepath.Join(r.Root, "index", "CURRENT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(strings.TrimSpace(string(cur)), "\n") {
-		part, seg, _ := strings.Cut(l, " ")
-		file := map[string]string{"code": "docs.tbl", "codegraph": "nodes.tbl"}[part]
-		if file == "" {
-			continue
-		}
-		path := filepath.Join(r.Root, "index", seg, file)
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		clear(data[16 : len(data)/2])
-		os.Chmod(path, 0o644)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	damageTables(t, r, "code", "docs.tbl")
+	damageTables(t, r, "codegraph", "nodes.tbl")
 	got, err := Query(ctx, r, "exponential backoff delay", opts, QueryOptions{})
 	if err != nil {
 		t.Fatalf("Query over a damaged index: %v", err)
@@ -487,4 +468,31 @@ func TestQueryRebuildsDamagedIndex(t *testing.T) {
 	if !reflect.DeepEqual(titles(got), titles(want)) {
 		t.Fatalf("pack over a rebuilt index: %v, want %v", titles(got), titles(want))
 	}
+
+}
+
+// damageTables zeroes the first half (past the header) of the named
+// table of the segment CURRENT names for part.
+func damageTables(t *testing.T, r *repo.Repo, part, file string) {
+	t.Helper()
+	cur, err := os.ReadFile(filepath.Join(r.Root, "index", "CURRENT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(cur)), "\n") {
+		if p, seg, _ := strings.Cut(l, " "); p == part {
+			path := filepath.Join(r.Root, "index", seg, file)
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clear(data[16 : len(data)/2])
+			os.Chmod(path, 0o644)
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("CURRENT names no %s segment", part)
 }

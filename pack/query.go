@@ -29,20 +29,36 @@ type QueryOptions struct {
 // call it. A Where id that names no node is narrative.ErrNotFound (or
 // ErrAmbiguous); bad options are ErrInvalidOptions, as from Build.
 func Query(ctx context.Context, r *repo.Repo, task string, opts Options, q QueryOptions) (*Pack, error) {
-	// A damaged index is rebuilt, the graph's segments with it, and the
-	// pack built again (index.Use).
+	var cat *narrative.Catalog
+	if opts.IncludeNarrative || opts.Where != nil {
+		load := q.Catalog
+		if load == nil {
+			load = r.Narrative().Load
+		}
+		var err error
+		if cat, err = load(); err != nil {
+			return nil, err
+		}
+	}
+	// A damaged index is rebuilt, the graph's segments with it when the
+	// pack reads them, and the pack built again (index.Use).
 	io := q.Index
 	io.Graph = !opts.NoGraph
+	if opts.Where != nil {
+		if _, edges := opts.Where.Needs(); edges {
+			io.Graph = true
+		}
+	}
 	var p *Pack
 	err := index.Use(ctx, r, io, func(ix *index.Index) (err error) {
-		p, err = query(ctx, r, ix, task, opts, q)
+		p, err = query(ctx, r, ix, cat, task, opts)
 		return err
 	})
 	return p, err
 }
 
-func query(ctx context.Context, r *repo.Repo, ix *index.Index, task string, opts Options, q QueryOptions) (*Pack, error) {
-	src := Source{Repo: r, Index: ix}
+func query(ctx context.Context, r *repo.Repo, ix *index.Index, cat *narrative.Catalog, task string, opts Options) (*Pack, error) {
+	src := Source{Repo: r, Index: ix, Catalog: cat}
 	if !opts.NoGraph {
 		gx, err := index.OpenGraph(ctx, r)
 		if err != nil {
@@ -52,15 +68,6 @@ func query(ctx context.Context, r *repo.Repo, ix *index.Index, task string, opts
 		src.Graph = gx
 	}
 	var err error
-	if opts.IncludeNarrative || opts.Where != nil {
-		load := q.Catalog
-		if load == nil {
-			load = r.Narrative().Load
-		}
-		if src.Catalog, err = load(); err != nil {
-			return nil, err
-		}
-	}
 	if opts.Where != nil {
 		cat := src.Catalog
 		if err := opts.Where.Resolve(func(prefix string) (narrative.ID, error) {
