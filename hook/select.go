@@ -53,7 +53,11 @@ func selectExpr(ctx context.Context, r *repo.Repo, cat *narrative.Catalog, e *wh
 		return nil, err
 	}
 	defer g.Close()
-	return view.Select(cat, e, g, view.SelectOptions{}), nil
+	nodes := view.Select(cat, e, g, view.SelectOptions{})
+	if err := g.Err(); err != nil {
+		return nil, err // a filter read a damaged graph: not to be trusted
+	}
+	return nodes, nil
 }
 
 // narrativeEdges returns the edges between narrative nodes, for the

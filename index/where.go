@@ -20,6 +20,7 @@ type WhereGraph struct {
 	summarised map[narrative.ID]bool
 	gx         *GraphIndex
 	out        map[narrative.ID]map[NodeNum]bool // the nodes each node has an edge to, as asked
+	err        error                             // the first read of the graph that failed
 }
 
 var _ where.Graph = (*WhereGraph)(nil)
@@ -49,6 +50,23 @@ func NewWhereGraph(ctx context.Context, r *repo.Repo, cat *narrative.Catalog, e 
 	return wg, nil
 }
 
+// Err returns the first error reading the graph segments met (a
+// damaged table: see Damaged). The predicates answer false where a read
+// failed, so a caller that evaluated an expression checks Err before it
+// trusts the result.
+func (wg *WhereGraph) Err() error {
+	if wg == nil {
+		return nil
+	}
+	return wg.err
+}
+
+func (wg *WhereGraph) fail(err error) {
+	if err != nil && wg.err == nil {
+		wg.err = err
+	}
+}
+
 // Close releases the graph segments, if they were opened.
 func (wg *WhereGraph) Close() {
 	if wg != nil && wg.gx != nil {
@@ -63,6 +81,7 @@ func (wg *WhereGraph) num(id narrative.ID) (NodeNum, bool) {
 		typ = string(n.Type)
 	}
 	n, ok, err := wg.gx.Lookup(graph.NarrativeNode(typ, string(id)).Name())
+	wg.fail(err)
 	return n, ok && err == nil
 }
 
@@ -79,7 +98,9 @@ func (wg *WhereGraph) HasEdges(id narrative.ID) bool {
 		return false
 	}
 	for _, out := range []bool{true, false} {
-		if adj, err := wg.gx.Adjacent(n, out, graph.Low); err == nil && len(adj) > 0 {
+		adj, err := wg.gx.Adjacent(n, out, graph.Low)
+		wg.fail(err)
+		if err == nil && len(adj) > 0 {
 			return true
 		}
 	}
@@ -95,10 +116,10 @@ func (wg *WhereGraph) EdgeFrom(from, to narrative.ID) bool {
 	if !ok {
 		set = map[NodeNum]bool{}
 		if n, ok := wg.num(from); ok {
-			if adj, err := wg.gx.Adjacent(n, true, graph.Low); err == nil {
-				for _, a := range adj {
-					set[a.Node] = true
-				}
+			adj, err := wg.gx.Adjacent(n, true, graph.Low)
+			wg.fail(err)
+			for _, a := range adj {
+				set[a.Node] = true
 			}
 		}
 		wg.out[from] = set

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/narrative/where"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -469,9 +470,48 @@ func TestQueryRebuildsDamagedIndex(t *testing.T) {
 		t.Fatalf("pack over a rebuilt index: %v, want %v", titles(got), titles(want))
 	}
 
+	// Without the graph, but with a filter that asks about edges (a
+	// summary derived from the decision gives both an edge): the graph
+	// segment is read, and rebuilt when damaged.
+	cat, err := r.Narrative().Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decision narrative.ID
+	for _, id := range cat.IDs() {
+		if cat.Nodes[id].Type == narrative.Decision {
+			decision = id
+		}
+	}
+	w, err := r.Lock(ctx, repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Summary, Content: "Backoff, in short", DerivedFrom: []narrative.ID{decision}}); err != nil {
+		t.Fatal(err)
+	}
+	w.Unlock()
+	filtered := func() Options {
+		e, err := where.Parse("has:edges", testNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Options{Now: testNow, NoGraph: true, Where: e, IncludeNarrative: true}
+	}
+	want, err = Query(ctx, r, "backoff", filtered(), QueryOptions{})
+	if err != nil || len(want.Retrieved) == 0 {
+		t.Fatalf("filtered pack: %v, %v", titles(want), err)
+	}
+	damageTables(t, r, "graph", "adj.tbl")
+	if got, err = Query(ctx, r, "backoff", filtered(), QueryOptions{}); err != nil {
+		t.Fatalf("Query with an edge filter over a damaged graph segment: %v", err)
+	}
+	if !reflect.DeepEqual(titles(got), titles(want)) {
+		t.Fatalf("filtered pack over a rebuilt index: %v, want %v", titles(got), titles(want))
+	}
 }
 
-// damageTables zeroes the first half (past the header) of the named
+// damageTables overwrites the first half (past the header) of the named
 // table of the segment CURRENT names for part.
 func damageTables(t *testing.T, r *repo.Repo, part, file string) {
 	t.Helper()
@@ -486,7 +526,9 @@ func damageTables(t *testing.T, r *repo.Repo, part, file string) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clear(data[16 : len(data)/2])
+			for i := 16; i < len(data)/2; i++ {
+				data[i] = 0xff // an unterminated varint wherever read
+			}
 			os.Chmod(path, 0o644)
 			if err := os.WriteFile(path, data, 0o644); err != nil {
 				t.Fatal(err)

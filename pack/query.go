@@ -68,6 +68,7 @@ func query(ctx context.Context, r *repo.Repo, ix *index.Index, cat *narrative.Ca
 		src.Graph = gx
 	}
 	var err error
+	var wg *index.WhereGraph
 	if opts.Where != nil {
 		cat := src.Catalog
 		if err := opts.Where.Resolve(func(prefix string) (narrative.ID, error) {
@@ -79,8 +80,7 @@ func query(ctx context.Context, r *repo.Repo, ix *index.Index, cat *narrative.Ca
 		}); err != nil {
 			return nil, err
 		}
-		wg, err := index.NewWhereGraph(ctx, r, cat, opts.Where)
-		if err != nil {
+		if wg, err = index.NewWhereGraph(ctx, r, cat, opts.Where); err != nil {
 			return nil, err
 		}
 		defer wg.Close()
@@ -89,7 +89,11 @@ func query(ctx context.Context, r *repo.Repo, ix *index.Index, cat *narrative.Ca
 	if src.Head, err = HeadCommit(r); err != nil {
 		return nil, err
 	}
-	return Build(ctx, src, task, opts)
+	p, err := Build(ctx, src, task, opts)
+	if werr := wg.Err(); err == nil && werr != nil {
+		return nil, werr // a filter read a damaged graph: not to be trusted
+	}
+	return p, err
 }
 
 // HeadCommit returns the commit a pack reads files from: the head of the
