@@ -99,15 +99,7 @@ func TestDamagedSegments(t *testing.T) {
 					ingestFiles(t, r, map[string]string{"extra_" + strings.TrimSuffix(file, ".tbl") + ".go": "package m\n\nfunc Extra() {}\n"})
 					refresh(t, r)
 				}
-				dir := current(r)[part]
-				if dir == "" {
-					t.Fatalf("no %s segment", partNames[part])
-				}
-				path := filepath.Join(dir, file)
-				os.Chmod(path, 0o644)
-				if err := os.WriteFile(path, []byte("damaged"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				rewrite(t, r, part, file, func([]byte) []byte { return []byte("damaged") })
 				ix, _, err := Open(context.Background(), r, BuildOptions{})
 				if err != nil {
 					t.Fatalf("Open after damaging %s: %v", file, err)
@@ -129,34 +121,28 @@ func TestDamagedSegments(t *testing.T) {
 func TestDeltaOverDamagedBase(t *testing.T) {
 	r := testStore(t)
 	refresh(t, r)
-	path := filepath.Join(current(r)[partCode], docsFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The file document's record: kinds, node id, then the node key's
-	// length and bytes.
-	head, field := []byte("\x04file\x04file"), []byte("\x0dnet/client.go")
-	i := -1
-	for k := bytes.Index(data, field); k >= 0; {
-		if k >= 42 && bytes.Equal(data[k-42:k-32], head) {
-			i = k
-			break
+	rewrite(t, r, partCode, docsFile, func(data []byte) []byte {
+		// The file document's record: kinds, node id, then the node key's
+		// length and bytes.
+		head, field := []byte("\x04file\x04file"), []byte("\x0dnet/client.go")
+		i := -1
+		for k := bytes.Index(data, field); k >= 0; {
+			if k >= 42 && bytes.Equal(data[k-42:k-32], head) {
+				i = k
+				break
+			}
+			next := bytes.Index(data[k+1:], field)
+			if next < 0 {
+				break
+			}
+			k += 1 + next
 		}
-		next := bytes.Index(data[k+1:], field)
-		if next < 0 {
-			break
+		if i < 0 {
+			t.Fatal("no record of net/client.go")
 		}
-		k += 1 + next
-	}
-	if i < 0 {
-		t.Fatal("no record of net/client.go")
-	}
-	data[i] = 0xff // a length that runs past the record
-	os.Chmod(path, 0o644)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+		data[i] = 0xff // a length that runs past the record
+		return data
+	})
 	ingestFiles(t, r, map[string]string{"net/client.go": "package net\n\n// Client dials again.\ntype Client struct{}\n"})
 	ix, _, err := Open(context.Background(), r, BuildOptions{})
 	if err != nil {
@@ -181,11 +167,7 @@ func TestDeltaOfAnotherBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(cur[partDelta], manifest)
-	os.Chmod(path, 0o644)
-	if err := os.WriteFile(path, text, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, r, partDelta, manifest, func([]byte) []byte { return text })
 	if _, err := openCurrent(r); err == nil {
 		t.Fatal("a delta of another base opened")
 	}
@@ -294,16 +276,10 @@ func FuzzDeltaTable(f *testing.F) {
 func TestUseRebuildsDamaged(t *testing.T) {
 	r := testStore(t)
 	refresh(t, r)
-	path := filepath.Join(current(r)[partCode], docsFile)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	clear(data[16 : len(data)/2]) // records, past the header
-	os.Chmod(path, 0o644)
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, r, partCode, docsFile, func(data []byte) []byte {
+		clear(data[16 : len(data)/2]) // records, past the header
+		return data
+	})
 	ix, _, err := Open(context.Background(), r, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -433,11 +409,7 @@ func TestOpenGraphRebuildsDamaged(t *testing.T) {
 		if err != nil || len(want) == 0 {
 			t.Fatalf("neighbours: %v, %v", want, err)
 		}
-		path := filepath.Join(current(r)[part], nodesFile)
-		os.Chmod(path, 0o644)
-		if err := os.WriteFile(path, []byte("damaged"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		rewrite(t, r, part, nodesFile, func([]byte) []byte { return []byte("damaged") })
 		gx, err = OpenGraph(context.Background(), r)
 		if err != nil {
 			t.Fatalf("OpenGraph after damaging the %s segment: %v", partNames[part], err)
@@ -447,5 +419,24 @@ func TestOpenGraphRebuildsDamaged(t *testing.T) {
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("neighbours after the rebuild: %v, %v; want %v", got, err, want)
 		}
+	}
+}
+
+// rewrite replaces the file of the segment CURRENT names for part with
+// what edit makes of its content.
+func rewrite(t testing.TB, r *repo.Repo, part int, file string, edit func([]byte) []byte) {
+	t.Helper()
+	dir := current(r)[part]
+	if dir == "" {
+		t.Fatalf("no %s segment", partNames[part])
+	}
+	path := filepath.Join(dir, file)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, edit(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
