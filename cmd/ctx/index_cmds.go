@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -28,13 +29,10 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	q := strings.Join(c.Query, " ")
 	var hits []index.Hit
 	var matched int
-	bar := newProgress(app.Stderr, !app.Globals.JSON)
-	bar.unit = "documents"
-	err := index.Use(app.Ctx, r, index.BuildOptions{Progress: bar.update}, func(ix *index.Index) (err error) {
+	err := useIndex(app, r, func(ix *index.Index) (err error) {
 		hits, matched, err = ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type, Tags: c.Tag, IncludeSuperseded: c.IncludeSuperseded})
 		return err
 	})
-	bar.done()
 	if errors.Is(err, index.ErrInvalidQuery) {
 		return &usageError{err: err, cmd: "search"}
 	}
@@ -70,14 +68,18 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	return nil
 }
 
-// openIndex opens the index, rebuilding it first when it does not match
-// the store, with a progress bar on a terminal.
-func openIndex(app *App, r *repo.Repo) (*index.Index, error) {
+// useIndex runs fn with the index (index.Use: brought up to date first,
+// with a progress bar on a terminal; rebuilt and fn run again when it is
+// damaged).
+func useIndex(app *App, r *repo.Repo, fn func(*index.Index) error) error {
 	bar := newProgress(app.Stderr, !app.Globals.JSON)
 	bar.unit = "documents"
-	ix, _, err := index.Open(app.Ctx, r, index.BuildOptions{Progress: bar.update})
+	err := index.Use(app.Ctx, r, index.BuildOptions{Progress: bar.update}, func(ix *index.Index) error {
+		bar.done()
+		return fn(ix)
+	})
 	bar.done()
-	return ix, err
+	return err
 }
 
 // RebuildCmd is `ctx rebuild`.
@@ -185,25 +187,6 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 		}
 		return nil
 	}
-	ix, err := openIndex(app, r)
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	var docs []uint32
-	if c.Namespace == "term" {
-		p, df := ix.Postings(c.Key)
-		if p != nil {
-			for p.Next() {
-				docs = append(docs, p.Doc())
-			}
-		}
-		if !app.Globals.JSON {
-			app.printf("term %q: document frequency %d\n", c.Key, df)
-		}
-	} else if docs, err = ix.Lookup(c.Namespace, c.Key); err != nil {
-		return err
-	}
 	type entry struct {
 		Doc   uint32 `json:"doc"`
 		Kind  string `json:"kind"`
@@ -211,13 +194,39 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 		Title string `json:"title"`
 		Path  string `json:"path,omitempty"`
 	}
-	out := make([]entry, 0, len(docs))
-	for _, n := range docs {
-		d, err := ix.Doc(n)
-		if err != nil {
+	var out []entry
+	df := 0
+	err := useIndex(app, r, func(ix *index.Index) error {
+		var docs []uint32
+		var err error
+		if c.Namespace == "term" {
+			var p text.Postings
+			if p, df = ix.Postings(c.Key); p != nil {
+				for p.Next() {
+					docs = append(docs, p.Doc())
+				}
+				if e, ok := p.(interface{ Err() error }); ok && e.Err() != nil {
+					return e.Err()
+				}
+			}
+		} else if docs, err = ix.Lookup(c.Namespace, c.Key); err != nil {
 			return err
 		}
-		out = append(out, entry{Doc: n, Kind: string(d.Kind), Node: d.Node.Name(), Title: d.Title, Path: d.Path})
+		out = make([]entry, 0, len(docs))
+		for _, n := range docs {
+			d, err := ix.Doc(n)
+			if err != nil {
+				return err
+			}
+			out = append(out, entry{Doc: n, Kind: string(d.Kind), Node: d.Node.Name(), Title: d.Title, Path: d.Path})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if c.Namespace == "term" && !app.Globals.JSON {
+		app.printf("term %q: document frequency %d\n", c.Key, df)
 	}
 	if app.Globals.JSON {
 		return app.emit(out)

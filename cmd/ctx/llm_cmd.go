@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-dev/ctx/index"
 	"github.com/ctx-dev/ctx/internal/regfile"
 	"github.com/ctx-dev/ctx/llm"
 	"github.com/ctx-dev/ctx/object"
@@ -98,13 +99,11 @@ func (c *LLMCmd) Run(app *App, r *repo.Repo) error {
 	if x.CacheDamaged {
 		fmt.Fprintf(app.Stderr, "ctx: warning: %s did not read; started it over\n", llm.CacheFile)
 	}
-	ix, err := openIndex(app, r)
-	if err != nil {
+	var ob *llm.Observation
+	if err := useIndex(app, r, func(ix *index.Index) (err error) {
+		ob, err = llm.Observe(x.Response.Text, llm.ResolveOptions{Index: ix, Project: filepath.Dir(r.Root), RepoID: r.Config.Repo.ID})
 		return err
-	}
-	defer ix.Close()
-	ob, err := llm.Observe(x.Response.Text, llm.ResolveOptions{Index: ix, Project: filepath.Dir(r.Root), RepoID: r.Config.Repo.ID})
-	if err != nil {
+	}); err != nil {
 		return err
 	}
 	res := llmResult{Endpoint: x.Endpoint, API: x.API, Model: x.Model, Prompt: x.Prompt, Cache: x.Cache, Response: x.Response,
