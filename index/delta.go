@@ -51,8 +51,14 @@ type codeDelta struct {
 	dead       []uint32     // sorted, distinct, < base documents
 	ins        []uint32     // non-decreasing, <= base documents; one per delta document
 	rank       []uint32     // per delta document: its number in the code part
+	runs       []baseRun    // the base's live documents, by runs of consecutive numbers
 	deadTokens uint64
 }
+
+// baseRun is n live base documents numbered consecutively on both sides:
+// base documents b..b+n-1 are the code part's v..v+n-1. Between two runs
+// lie dead documents (in the base) or delta documents (in the code part).
+type baseRun struct{ v, b, n uint32 }
 
 func (d *codeDelta) close() error {
 	return errors.Join(d.seg.close(), d.tbl.Close())
@@ -120,34 +126,55 @@ func openDelta(dir string, base *segment) (_ *codeDelta, err error) {
 		return nil, fmt.Errorf("%w: delta segment: dead tokens", ErrCorrupt)
 	}
 	d.deadTokens = t
-	d.rank = make([]uint32, len(d.ins))
-	for j, at := range d.ins {
-		d.rank[j] = at - d.deadBefore(at) + uint32(j)
-	}
+	d.rank = ranks(d.dead, d.ins)
+	d.runs = baseRuns(nb, d.dead, d.ins)
 	return d, nil
 }
 
-// deadBefore returns how many dead documents are below base document b.
-func (d *codeDelta) deadBefore(b uint32) uint32 {
-	i, _ := slices.BinarySearch(d.dead, b)
-	return uint32(i)
+// ranks returns the numbers in the code part of the delta documents
+// with the insertion points ins: the live base documents before each, plus
+// the delta documents before it. One walk of both lists.
+func ranks(dead, ins []uint32) []uint32 {
+	rank := make([]uint32, len(ins))
+	di := 0
+	for j, at := range ins {
+		for di < len(dead) && dead[di] < at {
+			di++
+		}
+		rank[j] = at - uint32(di) + uint32(j)
+	}
+	return rank
 }
 
-// isDead reports whether base document b is dead.
-func (d *codeDelta) isDead(b uint32) bool {
-	_, found := slices.BinarySearch(d.dead, b)
-	return found
-}
-
-// insUpTo returns how many delta documents sort before base document b.
-func (d *codeDelta) insUpTo(b uint32) uint32 {
-	return uint32(sort.Search(len(d.ins), func(j int) bool { return d.ins[j] > b }))
-}
-
-// baseRank returns the number in the code part of base document b (of
-// the first live one after it, when b is dead).
-func (d *codeDelta) baseRank(b uint32) uint32 {
-	return b - d.deadBefore(b) + d.insUpTo(b)
+// baseRuns returns the runs of live base documents (see baseRun) of a
+// base of nb documents with the dead documents and insertion points of a
+// delta: one walk of both lists.
+func baseRuns(nb uint32, dead, ins []uint32) []baseRun {
+	var runs []baseRun
+	var v, b uint32
+	di, ii := 0, 0
+	for b < nb {
+		for ii < len(ins) && ins[ii] <= b { // delta documents before b
+			v++
+			ii++
+		}
+		if di < len(dead) && dead[di] == b {
+			di++
+			b++
+			continue
+		}
+		end := nb
+		if di < len(dead) {
+			end = min(end, dead[di])
+		}
+		if ii < len(ins) {
+			end = min(end, ins[ii])
+		}
+		runs = append(runs, baseRun{v: v, b: b, n: end - b})
+		v += end - b
+		b = end
+	}
+	return runs
 }
 
 // deadDF returns how many dead documents hold term.
@@ -192,12 +219,12 @@ func (c *codePart) locate(v uint32) (*segment, uint32) {
 	if j < len(d.rank) && d.rank[j] == v {
 		return d.seg, uint32(j)
 	}
-	// v is the a-th live base document (from 0): the least b with a+1
-	// live documents up to it, which is live.
-	a := v - uint32(j)
-	n := int(c.base.stats.Docs)
-	b := sort.Search(n, func(b int) bool { return uint32(b)+1-d.deadBefore(uint32(b)+1) > a })
-	return c.base, uint32(b)
+	// A live base document: in the last run that starts at or before v.
+	i := sort.Search(len(d.runs), func(i int) bool { return d.runs[i].v > v }) - 1
+	if i < 0 || v-d.runs[i].v >= d.runs[i].n {
+		return c.base, c.base.stats.Docs // no such document: its read fails
+	}
+	return c.base, d.runs[i].b + (v - d.runs[i].v)
 }
 
 // lookup returns the code part's documents under a key.
@@ -263,7 +290,7 @@ func (c *codePart) postings(term string) (segPostings, int) {
 			return &postings{err: err}, 1
 		}
 		if df -= dead; df > 0 {
-			parts = append(parts, &liveBase{p: p, d: d, nb: c.base.stats.Docs})
+			parts = append(parts, &liveBase{p: p, d: d})
 		}
 	}
 	if q, n := d.seg.postings(term); q != nil {
@@ -292,8 +319,7 @@ type segPostings interface {
 type liveBase struct {
 	p      *postings
 	d      *codeDelta
-	nb     uint32 // the base's documents
-	di, ii int    // dead documents below the current one; delta documents before it
+	di, ii int // dead documents below the current one; delta documents before it
 	doc    uint32
 }
 
@@ -323,10 +349,15 @@ func (l *liveBase) settle() bool {
 }
 
 func (l *liveBase) Advance(target uint32) bool {
-	// The least base document numbered at or after target: baseRank
-	// does not decrease.
-	b := sort.Search(int(l.nb), func(b int) bool { return l.d.baseRank(uint32(b)) >= target })
-	if b == int(l.nb) || !l.p.Advance(uint32(b)) {
+	// The least live base document numbered at or after target: in the
+	// first run that ends after target.
+	runs := l.d.runs
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].v+runs[i].n > target })
+	if i == len(runs) {
+		return false
+	}
+	b := runs[i].b + (max(target, runs[i].v) - runs[i].v)
+	if !l.p.Advance(b) {
 		return false
 	}
 	return l.settle() || l.Next()

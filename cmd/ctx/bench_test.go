@@ -18,7 +18,7 @@ func BenchmarkMainSearch(b *testing.B) {
 	if dir == "" {
 		b.Skip("CTX_BENCH_STORE is not set")
 	}
-	for _, q := range []string{"dnsReadConfig", `"deadline exceeded"`} {
+	for _, q := range []string{"dnsReadConfig", `"deadline exceeded"`, "error"} {
 		b.Run(strings.Trim(q, `"`), func(b *testing.B) {
 			args := []string{"--dir", dir, "search", "-n", "10", q}
 			env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}

@@ -3,6 +3,7 @@ package table
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 )
 
 // Postings are sorted lists of uint32 ids packed into a table value; the
@@ -40,6 +41,13 @@ func AppendUvarintDeltas(dst []byte, sorted []uint32) []byte {
 
 // DecodeUvarintDeltas appends the ids of the list b to dst.
 func DecodeUvarintDeltas(dst []uint32, b []byte) ([]uint32, error) {
+	n := 0 // a uvarint's last byte is the only one below 0x80
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	dst = slices.Grow(dst, n)
 	it := NewDeltaIter(b)
 	for it.Next() {
 		dst = append(dst, it.Value())

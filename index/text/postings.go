@@ -96,7 +96,9 @@ func (c *cursor) advance(target uint32) bool {
 	if c.started && c.doc >= target {
 		return true
 	}
-	if c.seek != nil {
+	// The next document (the commonest target, one clause leapfrogging
+	// alone) is Next's to find: a skip costs more than a step.
+	if c.seek != nil && !(c.started && target == c.doc+1) {
 		if !c.seek.Advance(target) {
 			c.done = true
 			return false
