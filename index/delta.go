@@ -513,7 +513,7 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	// Diagnostics: all of them, again, when any head's changed; in head
 	// order, each run once, as collectCode takes them.
 	if !slices.EqualFunc(was, now, func(a, b *object.Commit) bool {
-		return idOrZero(a.DiagnosticsSnapshot) == idOrZero(b.DiagnosticsSnapshot)
+		return object.OrZero(a.DiagnosticsSnapshot) == object.OrZero(b.DiagnosticsSnapshot)
 	}) {
 		old, err := base.lookup(nsKind, string(DocDiagnostic))
 		if err != nil {
@@ -652,8 +652,8 @@ func changedFile(ctx context.Context, r *repo.Repo, was, now *object.Commit, bud
 	}); err != nil {
 		return nil, deltaErr(err, "root trees")
 	}
-	nowSem := idOrZero(now.SemanticSnapshot)
-	if err := object.DiffTrees(r.Objects, idOrZero(was.SemanticSnapshot), nowSem, func(p string, old, new *object.TreeEntry) error {
+	nowSem := object.OrZero(now.SemanticSnapshot)
+	if err := object.DiffTrees(r.Objects, object.OrZero(was.SemanticSnapshot), nowSem, func(p string, old, new *object.TreeEntry) error {
 		c, err := at(p)
 		if err == nil {
 			c.sem, c.semKnown = new, true
@@ -726,7 +726,7 @@ func changedFiles(r *repo.Repo, was, now []*object.Commit, budget int) (map[stri
 			if err != nil {
 				return nil, err
 			}
-			sem, err := list(idOrZero(c.SemanticSnapshot))
+			sem, err := list(object.OrZero(c.SemanticSnapshot))
 			if err != nil {
 				return nil, err
 			}
@@ -805,13 +805,6 @@ func entryAt(r *repo.Repo, root object.ID, p string) (*object.TreeEntry, error) 
 		return &e, nil
 	}
 	return nil, nil
-}
-
-func idOrZero(p *object.ID) object.ID {
-	if p == nil {
-		return object.Zero
-	}
-	return *p
 }
 
 // deltaErr names what a tree walk of buildDelta failed on.

@@ -126,21 +126,14 @@ func codeKeys(r *repo.Repo, heads []object.ID) (code, graph object.ID, err error
 			return object.Zero, object.Zero, err
 		}
 		b = append(b, c.RootTree[:]...)
-		for _, p := range []*object.ID{c.SemanticSnapshot, c.DiagnosticsSnapshot} {
-			b = appendIDOrZero(b, p)
+		for _, id := range []object.ID{object.OrZero(c.SemanticSnapshot), object.OrZero(c.DiagnosticsSnapshot)} {
+			b = append(b, id[:]...)
 		}
-		for _, p := range []*object.ID{c.SemanticSnapshot, c.BuildSnapshot, c.DiagnosticsSnapshot} {
-			gb = appendIDOrZero(gb, p)
+		for _, id := range []object.ID{object.OrZero(c.SemanticSnapshot), object.OrZero(c.BuildSnapshot), object.OrZero(c.DiagnosticsSnapshot)} {
+			gb = append(gb, id[:]...)
 		}
 	}
 	return object.Sum(object.KindBlob, b), object.Sum(object.KindBlob, append([]byte("graph\n"), gb...)), nil
-}
-
-func appendIDOrZero(b []byte, p *object.ID) []byte {
-	if p == nil {
-		return append(b, object.Zero[:]...)
-	}
-	return append(b, p[:]...)
 }
 
 // Equal reports whether two manifests describe the same store state.

@@ -87,6 +87,15 @@ func (id ID) Short() string { return id.String()[:ShortLen] }
 // IsZero reports whether id is the zero ID.
 func (id ID) IsZero() bool { return id == Zero }
 
+// OrZero returns *p, or the zero ID for nil: an optional pointer of a
+// commit (a snapshot it may lack) as an ID, where Zero reads as empty.
+func OrZero(p *ID) ID {
+	if p == nil {
+		return Zero
+	}
+	return *p
+}
+
 // Compare orders IDs bytewise: -1, 0 or +1.
 func (id ID) Compare(other ID) int {
 	for i := range id {

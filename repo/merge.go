@@ -56,7 +56,7 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		return nil, err
 	}
 	tree := commits[0].RootTree
-	sem := orZero(commits[0].SemanticSnapshot)
+	sem := object.OrZero(commits[0].SemanticSnapshot)
 	newest, newestTime := sorted[0], commits[0].TimestampUnix
 	var conflicts []string
 	for i := 1; i < len(sorted); i++ {
@@ -76,7 +76,7 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		}
 		if best != nil {
 			baseTree = best.Commit.RootTree
-			baseSem = orZero(best.Commit.SemanticSnapshot)
+			baseSem = object.OrZero(best.Commit.SemanticSnapshot)
 		}
 		t := commits[i].TimestampUnix
 		preferTheirs := t > newestTime || t == newestTime && sorted[i].Compare(newest) > 0
@@ -88,7 +88,7 @@ func (r *Repo) Merge(w GetPutter, heads []object.ID, what string) (*MergeResult,
 		// The semantic snapshots merge the same way; their conflicts are
 		// the files' own, reported above.
 		sm := treeMerger{w: w, preferTheirs: preferTheirs}
-		if sem, err = sm.merge(baseSem, sem, orZero(commits[i].SemanticSnapshot), ""); err != nil {
+		if sem, err = sm.merge(baseSem, sem, object.OrZero(commits[i].SemanticSnapshot), ""); err != nil {
 			return nil, fmt.Errorf("repo: merge %s: semantic snapshots: %w", what, err)
 		}
 		if sem, err = dropStaleVersions(w, tree, sem, sm.conflicts); err != nil {
@@ -233,14 +233,6 @@ func (m *treeMerger) merge(base, ours, theirs object.ID, prefix string) (object.
 		}
 	}
 	return object.PutTyped(m.w, out)
-}
-
-// orZero returns *id, or the zero ID (an empty tree) for nil.
-func orZero(id *object.ID) object.ID {
-	if id == nil {
-		return object.Zero
-	}
-	return *id
 }
 
 // dropStaleVersions removes from a merged semantic snapshot the versions
