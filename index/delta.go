@@ -242,23 +242,17 @@ func (c *codePart) lookup(ns byte, key string) ([]uint32, error) {
 		return nil, fmt.Errorf("%w: delta segment: keys %c %q", ErrCorrupt, ns, key)
 	}
 	out := make([]uint32, 0, len(docs)+len(added))
-	var di, ii uint32
+	var at baseCursor
 	i, j := 0, 0
 	for i < len(docs) || j < len(added) {
 		if i < len(docs) {
-			b := docs[i]
-			for int(di) < len(d.dead) && d.dead[di] < b {
-				di++
-			}
-			if int(di) < len(d.dead) && d.dead[di] == b {
+			v, live := at.number(d, docs[i])
+			if !live {
 				i++
 				continue
 			}
-			for int(ii) < len(d.ins) && d.ins[ii] <= b {
-				ii++
-			}
-			if r := b - di + ii; j == len(added) || r < d.rank[added[j]] {
-				out = append(out, r)
+			if j == len(added) || v < d.rank[added[j]] {
+				out = append(out, v)
 				i++
 				continue
 			}
@@ -317,10 +311,31 @@ type segPostings interface {
 // points are passed in order, each once: the walk costs the list and the
 // delta, not their product.
 type liveBase struct {
-	p      *postings
-	d      *codeDelta
-	di, ii int // dead documents below the current one; delta documents before it
-	doc    uint32
+	p   *postings
+	d   *codeDelta
+	at  baseCursor
+	doc uint32
+}
+
+// baseCursor numbers base documents met in increasing order as the code
+// part numbers them, passing the dead documents and insertion points once.
+type baseCursor struct {
+	di, ii int // dead documents below the last one; delta documents before it
+}
+
+// number returns base document b's number in the code part of d, and
+// false when b is dead. b must not decrease from call to call.
+func (c *baseCursor) number(d *codeDelta, b uint32) (uint32, bool) {
+	for c.di < len(d.dead) && d.dead[c.di] < b {
+		c.di++
+	}
+	if c.di < len(d.dead) && d.dead[c.di] == b {
+		return 0, false
+	}
+	for c.ii < len(d.ins) && d.ins[c.ii] <= b {
+		c.ii++
+	}
+	return b - uint32(c.di) + uint32(c.ii), true
 }
 
 func (l *liveBase) Next() bool {
@@ -334,18 +349,9 @@ func (l *liveBase) Next() bool {
 
 // settle numbers the document p stands on and reports whether it is live.
 func (l *liveBase) settle() bool {
-	b, d := l.p.Doc(), l.d
-	for l.di < len(d.dead) && d.dead[l.di] < b {
-		l.di++
-	}
-	if l.di < len(d.dead) && d.dead[l.di] == b {
-		return false
-	}
-	for l.ii < len(d.ins) && d.ins[l.ii] <= b {
-		l.ii++
-	}
-	l.doc = b - uint32(l.di) + uint32(l.ii)
-	return true
+	v, live := l.at.number(l.d, l.p.Doc())
+	l.doc = v
+	return live
 }
 
 func (l *liveBase) Advance(target uint32) bool {
