@@ -203,25 +203,23 @@ func docOrder(a, b *Doc) int {
 // version (Zero: none): the file's (its path and outline), then one per
 // item: its key, kind, doc comment and source lines.
 func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
-	var v *extract.FileVersion
+	var items []extract.StoredItem
+	var lines []int
 	var src []byte
 	if !version.IsZero() {
-		var err error
-		if v, err = load(version); err != nil {
+		v, err := load(version)
+		if err != nil {
 			return nil, fmt.Errorf("index: file version of %s: %w", p, err)
 		}
-		if len(v.Items) > 0 {
+		if items = v.Items; len(items) > 0 {
 			if _, src, err = r.Objects.Get(v.Blob); err != nil {
 				return nil, fmt.Errorf("index: content of %s: %w", p, err)
 			}
+			lines = lineStarts(src)
 		}
 	}
-	if v == nil || len(v.Items) == 0 {
-		return []Doc{{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: p}}, nil
-	}
-	lines := lineStarts(src)
-	docs := make([]Doc, 1, 1+len(v.Items))
-	for _, it := range v.Items {
+	docs := make([]Doc, 1, 1+len(items))
+	for _, it := range items {
 		body := cutLines(src, lines, it.Span.StartLine, it.Span.EndLine)
 		if len(body) > maxChunkBytes {
 			body = body[:maxChunkBytes]

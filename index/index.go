@@ -922,11 +922,16 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	cur := current(r)
 	build := want
 	for part := range nParts {
-		built := readManifest(cur[part])
+		if cur[part] == "" {
+			continue
+		}
+		var built *Manifest
 		if part == partCode {
 			built = codeBuiltAs(cur)
+		} else {
+			built = readManifest(cur[part])
 		}
-		if cur[part] != "" && (!want[part] || opts.IfStale && partFresh(part, built, m)) {
+		if !want[part] || opts.IfStale && partFresh(part, built, m) {
 			build[part] = false
 		}
 	}
