@@ -256,30 +256,36 @@ func TestRebuildDeterministic(t *testing.T) {
 // the in-memory index, score for score.
 func TestReaderConformance(t *testing.T) {
 	text.TestReader(t, func(tb testing.TB, texts []string) text.Reader {
-		docs := make([]Doc, len(texts))
-		for i, s := range texts {
-			docs[i] = Doc{Kind: DocFile, Title: fmt.Sprint(i), Text: s}
-		}
-		// Most documents in the code segment, the rest in the narrative's:
-		// the joined numbering must not show.
-		split := len(docs) * 2 / 3
-		var segs [2]*segment
-		for i, part := range [][]Doc{docs[:split], docs[split:]} {
-			dir := filepath.Join(tb.TempDir(), partNames[i])
-			m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
-			if _, err := writeSegment(context.Background(), dir, part, m, BuildOptions{}); err != nil {
-				tb.Fatal(err)
-			}
-			s, err := openSegment(dir)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			segs[i] = s
-		}
-		ix := newIndex(segs[0], nil, segs[1])
-		tb.Cleanup(func() { ix.Close() })
-		return ix
+		return textIndex(tb, texts)
 	})
+}
+
+// textIndex returns an index of a document per text, most of them in
+// the code segment and the rest in the narrative's (the joined numbering
+// must not show), closed when the test ends.
+func textIndex(tb testing.TB, texts []string) *Index {
+	tb.Helper()
+	docs := make([]Doc, len(texts))
+	for i, s := range texts {
+		docs[i] = Doc{Kind: DocFile, Title: fmt.Sprint(i), Text: s}
+	}
+	split := len(docs) * 2 / 3
+	var segs [2]*segment
+	for i, part := range [][]Doc{docs[:split], docs[split:]} {
+		dir := filepath.Join(tb.TempDir(), partNames[i])
+		m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
+		if _, err := writeSegment(context.Background(), dir, part, m, BuildOptions{}); err != nil {
+			tb.Fatal(err)
+		}
+		s, err := openSegment(dir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		segs[i] = s
+	}
+	ix := newIndex(segs[0], nil, segs[1])
+	tb.Cleanup(func() { ix.Close() })
+	return ix
 }
 
 // TestPrivateIndex builds the index outside a store that cannot be

@@ -1,10 +1,7 @@
 package index
 
 import (
-	"context"
-	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -35,26 +32,10 @@ func TestSkipTables(t *testing.T) {
 		texts[i] = b.String()
 	}
 	ref := text.NewMemIndex()
-	docs := make([]Doc, len(texts))
-	for i, s := range texts {
+	for _, s := range texts {
 		ref.Add(s)
-		docs[i] = Doc{Kind: DocFile, Title: fmt.Sprint(i), Text: s}
 	}
-	var segs [2]*segment
-	split := len(docs) * 2 / 3
-	for i, part := range [][]Doc{docs[:split], docs[split:]} {
-		dir := filepath.Join(t.TempDir(), partNames[i])
-		if _, err := writeSegment(context.Background(), dir, part, &Manifest{Tokenizer: text.Version, Ref: "refs/main"}, BuildOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		s, err := openSegment(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		segs[i] = s
-	}
-	ix := newIndex(segs[0], nil, segs[1])
-	defer ix.Close()
+	ix := textIndex(t, texts)
 
 	long := 0
 	for _, term := range ref.Terms() {
