@@ -482,9 +482,9 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	budget := int(base.stats.Docs)/deltaShare + deltaSlack
 	var changes map[string]*fileChange
 	if len(was) == 1 && len(now) == 1 {
-		changes, err = changedFile(ctx, r, was[0], now[0], budget)
+		changes, err = changedOneHead(ctx, r, was[0], now[0], budget)
 	} else {
-		changes, err = changedFiles(r, was, now, budget)
+		changes, err = changedAcrossHeads(r, was, now, budget)
 	}
 	if err != nil {
 		return nil, err
@@ -622,12 +622,12 @@ func readCommits(r *repo.Repo, heads []object.ID) ([]*object.Commit, error) {
 	return out, nil
 }
 
-// changedFile returns the files whose documents may differ between the
+// changedOneHead returns the files whose documents may differ between the
 // commits was and now (one head each): added or removed, or with another
 // file version (a file's documents derive from its path and version
 // alone). The trees are walked side by side, past every subtree the two
 // share; errNoDelta when more than budget files changed.
-func changedFile(ctx context.Context, r *repo.Repo, was, now *object.Commit, budget int) (map[string]*fileChange, error) {
+func changedOneHead(ctx context.Context, r *repo.Repo, was, now *object.Commit, budget int) (map[string]*fileChange, error) {
 	type change struct {
 		root, sem           *object.TreeEntry // in the new trees
 		rootKnown, semKnown bool
@@ -708,11 +708,11 @@ func changedFile(ctx context.Context, r *repo.Repo, was, now *object.Commit, bud
 	return m, nil
 }
 
-// changedFiles is changedFile for any number of heads on either side
+// changedAcrossHeads is changedOneHead for any number of heads on either side
 // (after a git merge left several): each side's files are those of its
 // heads, in order, a path taken from the first head that has it, as
 // collectCode takes them. It lists the trees whole, each tree once.
-func changedFiles(r *repo.Repo, was, now []*object.Commit, budget int) (map[string]*fileChange, error) {
+func changedAcrossHeads(r *repo.Repo, was, now []*object.Commit, budget int) (map[string]*fileChange, error) {
 	listed := map[object.ID]map[string]object.TreeEntry{}
 	list := func(tree object.ID) (map[string]object.TreeEntry, error) {
 		if l, ok := listed[tree]; ok {
