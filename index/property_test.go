@@ -317,7 +317,7 @@ func postingsText(t *testing.T, ix *Index, term string, targets []uint32) string
 			out += fmt.Sprintf(" %d>%d%v", target, last, sk.Positions())
 		}
 	}
-	if e, ok := p.(interface{ Err() error }); ok && e.Err() != nil {
+	if e, ok := p.(text.Errer); ok && e.Err() != nil {
 		t.Fatalf("term %q: %v", term, e.Err())
 	}
 	return out

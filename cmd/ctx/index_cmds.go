@@ -107,18 +107,17 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 	}
 	defer ix.Close()
 	res := map[string]any{"rebuilt": st != nil, "docs": ix.Docs()}
-	switch {
-	case st == nil:
+	if st == nil {
 		app.printf("index is fresh: %d documents\n", ix.Docs())
-	default:
+	} else {
 		res["terms"], res["keys"], res["bytes"] = st.Terms, st.Keys, st.Bytes
 		if d := st.Delta; d != nil {
 			res["delta"] = d
 			app.printf("index updated: a delta segment adds %d and replaces %d documents (%d in all; segments written: %d terms, %d keys, %s)\n",
 				d.Docs, d.Replaced, st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
-			break
+		} else {
+			app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
 		}
-		app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
 	}
 	if c.Scc {
 		g, err := r.Graph(app.Ctx, repo.GraphOptions{})
@@ -205,7 +204,7 @@ func (c *DebugIndexCmd) Run(app *App, r *repo.Repo) error {
 				for p.Next() {
 					docs = append(docs, p.Doc())
 				}
-				if e, ok := p.(interface{ Err() error }); ok && e.Err() != nil {
+				if e, ok := p.(text.Errer); ok && e.Err() != nil {
 					return e.Err()
 				}
 			}
