@@ -74,10 +74,7 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 func useIndex(app *App, r *repo.Repo, fn func(*index.Index) error) error {
 	bar := newProgress(app.Stderr, !app.Globals.JSON)
 	bar.unit = "documents"
-	err := index.Use(app.Ctx, r, index.BuildOptions{Progress: bar.update}, func(ix *index.Index) error {
-		bar.done()
-		return fn(ix)
-	})
+	err := index.Use(app.Ctx, r, index.BuildOptions{Progress: bar.update}, fn)
 	bar.done()
 	return err
 }
