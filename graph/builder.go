@@ -104,8 +104,21 @@ func (b *Builder) Graph(src []Edge) *Graph {
 			g.to = append(g.to, b.to[i])
 			g.label = append(g.label, b.label[i])
 			g.conf = append(g.conf, b.conf[i])
-		} else if e := first[f]; b.conf[i] < g.conf[e] {
-			g.kept[e], g.conf[e] = b.pos[i], b.conf[i]
+		} else {
+			e := first[f]
+			if g.repeated == nil {
+				g.repeated = map[int32]*Assertions{}
+			}
+			a := g.repeated[e]
+			if a == nil {
+				a = new(Assertions)
+				a[b.conf[f]] = 1 // its first
+				g.repeated[e] = a
+			}
+			a[b.conf[i]]++
+			if b.conf[i] < g.conf[e] {
+				g.kept[e], g.conf[e] = b.pos[i], b.conf[i]
+			}
 		}
 	}
 	*b = Builder{}

@@ -129,3 +129,35 @@ func BenchmarkBuilder(b *testing.B) {
 		}
 	}
 }
+
+// TestAssertions checks that a graph counts the assertions of an edge
+// added more than once, by confidence, and keeps its highest.
+func TestAssertions(t *testing.T) {
+	a, b, c := FileNode("r", "a.go"), FileNode("r", "b.go"), FileNode("r", "c.go")
+	ev := func(conf Confidence) Evidence { return Evidence{Tool: ToolHuman, Confidence: conf} }
+	g := New([]Edge{
+		{From: a, To: b, Label: Imports, Evidence: ev(Low)},
+		{From: a, To: c, Label: Imports, Evidence: ev(High)},
+		{From: a, To: b, Label: Imports, Evidence: ev(High)},
+		{From: a, To: b, Label: Imports, Evidence: ev(Low)},
+		{From: a, To: b, Label: Calls, Evidence: ev(Medium)},
+	})
+	want := map[string]Assertions{
+		"imports b.go": {1, 0, 2, 0},
+		"imports c.go": {1, 0, 0, 0},
+		"calls b.go":   {0, 1, 0, 0},
+	}
+	if n := len(g.Repeated()); n != 1 {
+		t.Errorf("%d edges repeated, want 1", n)
+	}
+	for e := range int32(g.EdgeCount()) {
+		_, to := g.Ends(e)
+		name := string(g.Label(e)) + " " + g.Node(to).Key
+		if got := g.Assertions(e); got != want[name] {
+			t.Errorf("%s: assertions %v, want %v", name, got, want[name])
+		}
+		if name == "imports b.go" && g.Confidence(e) != High {
+			t.Errorf("%s: confidence %s, want high", name, g.Confidence(e))
+		}
+	}
+}

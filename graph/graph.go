@@ -18,6 +18,8 @@ type Graph struct {
 	to    []int32
 	label []uint8 // per edge: index in Labels
 	conf  []uint8 // per edge: index in Confidences (len(Confidences): none of them)
+	// repeated counts the assertions of the edges added more than once.
+	repeated map[int32]*Assertions
 	// outStart[i]..outStart[i+1] index outEdges: the edges leaving node i.
 	outStart, outEdges []int32
 	inStart, inEdges   []int32
@@ -124,6 +126,32 @@ func (g *Graph) Confidence(e int32) Confidence {
 		return Confidences[c]
 	}
 	return ""
+}
+
+// Assertions counts how often an edge was added, by confidence: by index
+// in Confidences, then none of them.
+type Assertions [4]uint32
+
+// Assertions returns how often edge e was added with its ends and label,
+// by confidence: it has the highest of them (Confidence). An edge can be
+// asserted by several files, or by one file several times.
+func (g *Graph) Assertions(e int32) Assertions {
+	if a := g.repeated[e]; a != nil {
+		return *a
+	}
+	var a Assertions
+	a[g.conf[e]] = 1
+	return a
+}
+
+// Repeated returns the edges added more than once (see Assertions), in
+// no particular order.
+func (g *Graph) Repeated() []int32 {
+	out := make([]int32, 0, len(g.repeated))
+	for e := range g.repeated {
+		out = append(out, e)
+	}
+	return out
 }
 
 // Source returns the position of edge e in the slice given to New (the

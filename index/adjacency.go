@@ -38,6 +38,18 @@ type adjacency struct {
 	// list sorted and distinct: node, label, then other; in is seen from
 	// the other end.
 	out, in [3][]adjEdge
+	// mult, of a code graph, holds the edges asserted more than once,
+	// sorted by from, to and label name (mult.tbl); nil for a graph
+	// segment.
+	mult []multEdge
+}
+
+// multEdge is an edge of the code graph asserted more than once: how
+// often, by confidence rank (low counting those of none).
+type multEdge struct {
+	from, to uint32
+	label    graph.Label
+	n        [3]uint32
 }
 
 // The first byte of an adj.tbl key: the direction and the confidence of
@@ -79,7 +91,7 @@ func collectCodeGraph(ctx context.Context, r *repo.Repo, heads []object.ID, vs *
 // narrative (edge batches with their tombstones, the edges the narrative
 // declares), as ctx edges sees it together with the code graph base, and
 // numbers the nodes base lacks after base's.
-func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, base *graphPart) (*adjacency, error) {
+func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, base *codeGraph) (*adjacency, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
 		return nil, err
@@ -110,7 +122,7 @@ func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, base *gr
 
 // number numbers the nodes of g that base (nil: none) lacks from first,
 // sorted by kind, key and id, and lists g's edges by number.
-func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
+func number(g *repo.Graph, first uint32, base *codeGraph) (*adjacency, error) {
 	n := g.Len()
 	num := make([]uint32, n)
 	var order []int32
@@ -127,16 +139,7 @@ func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 		}
 		order = append(order, i)
 	}
-	slices.SortFunc(order, func(a, b int32) int {
-		x, y := g.Node(a), g.Node(b)
-		if x.Kind != y.Kind {
-			return strings.Compare(string(x.Kind), string(y.Kind))
-		}
-		if x.Key != y.Key {
-			return strings.Compare(x.Key, y.Key)
-		}
-		return x.ID.Compare(y.ID)
-	})
+	slices.SortFunc(order, func(a, b int32) int { return nodeOrder(g.Node(a), g.Node(b)) })
 	a := &adjacency{first: first, nodes: make([]graph.NodeID, len(order))}
 	for k, i := range order {
 		num[i] = first + uint32(k)
@@ -202,6 +205,17 @@ func number(g *repo.Graph, first uint32, base *graphPart) (*adjacency, error) {
 		list(&a.out, num[i], g.Out(i), to)
 		list(&a.in, num[i], g.In(i), from)
 	}
+	if base == nil {
+		a.mult = make([]multEdge, 0, len(g.Repeated()))
+		for _, e := range g.Repeated() {
+			n := g.Assertions(e)
+			f, t := g.Ends(e)
+			a.mult = append(a.mult, multEdge{from: num[f], to: num[t], label: graph.Labels[g.LabelIndex(e)], n: [3]uint32{n[0], n[1], n[2] + n[3]}})
+		}
+		slices.SortFunc(a.mult, func(x, y multEdge) int {
+			return cmp.Or(cmp.Compare(x.from, y.from), cmp.Compare(x.to, y.to), strings.Compare(string(x.label), string(y.label)))
+		})
+	}
 	return a, nil
 }
 
@@ -237,9 +251,7 @@ func (a *adjacency) write(dir string, keys *keyTable) error {
 	for i, n := range a.nodes {
 		num := a.first + uint32(i)
 		binary.BigEndian.PutUint32(k[:], num)
-		v = append(v[:0], n.ID[:]...)
-		v = appendString(v, string(n.Kind))
-		v = appendString(v, n.Key)
+		v = appendNode(v[:0], n)
 		if err := nodesOut.w.Add(k[:], v); err != nil {
 			return err
 		}
@@ -273,7 +285,35 @@ func (a *adjacency) write(dir string, keys *keyTable) error {
 			}
 		}
 	}
-	return adjOut.close()
+	if err := adjOut.close(); err != nil {
+		return err
+	}
+	if a.mult == nil {
+		return nil
+	}
+	multOut, err := newTableFile(filepath.Join(dir, multFile), "mult")
+	if err != nil {
+		return err
+	}
+	defer multOut.abort()
+	for _, e := range a.mult {
+		kb = append(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(kb[:0], e.from), e.to), e.label...)
+		v = v[:0]
+		for _, n := range e.n {
+			v = binary.AppendUvarint(v, uint64(n))
+		}
+		if err := multOut.w.Add(kb, v); err != nil {
+			return err
+		}
+	}
+	return multOut.close()
+}
+
+// appendNode appends a nodes.tbl value: the node's id, kind and key.
+func appendNode(v []byte, n graph.NodeID) []byte {
+	v = append(v, n.ID[:]...)
+	v = appendString(v, string(n.Kind))
+	return appendString(v, n.Key)
 }
 
 // Neighbor is a node next to another in the graph.
@@ -336,12 +376,18 @@ func (p *graphPart) named(name string) ([]uint32, error) {
 
 // lookupID returns the number of node id.
 func (p *graphPart) lookupID(id graph.NodeID) (uint32, bool, error) {
-	nums, err := p.named(id.Name())
+	return lookupID(p.named, p.node, id)
+}
+
+// lookupID returns the number of node id among the nodes named its name
+// (named), whose ids node gives.
+func lookupID(named func(string) ([]uint32, error), node func(uint32) (graph.NodeID, error), id graph.NodeID) (uint32, bool, error) {
+	nums, err := named(id.Name())
 	if err != nil {
 		return 0, false, err
 	}
 	for _, n := range nums {
-		got, err := p.node(n)
+		got, err := node(n)
 		if err != nil {
 			return 0, false, err
 		}
@@ -381,6 +427,9 @@ func (p *graphPart) adjacent(res []Adjacency, n NodeNum, dir byte, labels []grap
 	it := p.adj.Prefix(prefix[:])
 	for it.Next() {
 		lb := it.Key()[5:]
+		if len(lb) == 0 {
+			continue // a delta's mark of the lists it replaces
+		}
 		if len(labels) > 0 && !slices.ContainsFunc(labels, func(l graph.Label) bool { return string(l) == string(lb) }) {
 			continue
 		}
@@ -401,17 +450,19 @@ func (p *graphPart) adjacent(res []Adjacency, n NodeNum, dir byte, labels []grap
 // segments, the code graph and the graph segment that extends it, and
 // the history's commits.
 type GraphIndex struct {
-	code, rest *graphPart
-	commits    *table.Table
+	code    *codeGraph
+	rest    *graphPart
+	commits *table.Table
 }
 
 // Close unmaps the tables.
 func (gx *GraphIndex) Close() error {
 	var errs []error
-	for _, p := range []*graphPart{gx.code, gx.rest} {
-		if p != nil {
-			errs = append(errs, p.close())
-		}
+	if gx.code != nil {
+		errs = append(errs, gx.code.close())
+	}
+	if gx.rest != nil {
+		errs = append(errs, gx.rest.close())
 	}
 	if gx.commits != nil {
 		errs = append(errs, gx.commits.Close())
@@ -421,11 +472,11 @@ func (gx *GraphIndex) Close() error {
 
 // openGraph opens the graph segment and the code graph segment it
 // extends that dirs name (current's), whose manifests are ms.
-func openGraph(dirs [nParts + 1]string, ms [nParts]*Manifest) (*GraphIndex, error) {
+func openGraph(dirs [nDirs]string, ms [nParts]*Manifest) (*GraphIndex, error) {
 	gx := &GraphIndex{}
 	dir := dirs[partGraph]
 	var err error
-	if gx.code, err = openGraphPart(dirs[partCodeGraph], ms[partCodeGraph]); err == nil {
+	if gx.code, err = openCodeGraph(dirs[partCodeGraph], dirs[partGraphDelta]); err == nil {
 		if gx.rest, err = openGraphPart(dir, ms[partGraph]); err == nil {
 			err = openTables(dir, []tableSpec{{commitsFile, "commits", &gx.commits}})
 		}
@@ -459,13 +510,14 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	}
 	// graphParts returns the manifests of the graph segments of dirs;
 	// false when either is missing.
-	graphParts := func(dirs [nParts + 1]string) (ms [nParts]*Manifest, ok bool) {
+	graphParts := func(dirs [nDirs]string) (ms [nParts]*Manifest, ok bool) {
 		for _, part := range []int{partGraph, partCodeGraph} {
 			if dirs[part] == "" {
 				return ms, false
 			}
 			ms[part] = readManifest(dirs[part])
 		}
+		ms[partCodeGraph] = codeGraphBuiltAs(dirs)
 		return ms, true
 	}
 	// Fresh segments that do not open are damaged (a manifest does not
@@ -545,7 +597,9 @@ func (gx *GraphIndex) Adjacent(n NodeNum, out bool, min graph.Confidence, labels
 	var res []Adjacency
 	lists := 0
 	for c := 0; c <= confRank(min); c++ {
-		for _, p := range []*graphPart{gx.code, gx.rest} {
+		for _, p := range []interface {
+			adjacent([]Adjacency, NodeNum, byte, []graph.Label) ([]Adjacency, error)
+		}{gx.code, gx.rest} {
 			if p == gx.code && n >= gx.code.count {
 				continue // a node of the graph segment: no code edges
 			}

@@ -61,8 +61,9 @@ type BuildStats struct {
 	Keys  int   `json:"keys"`
 	Bytes int64 `json:"bytes"`
 	// Delta is set when the code was brought up to date by a delta
-	// segment rather than rebuilt.
-	Delta *DeltaStatus `json:"delta,omitempty"`
+	// segment rather than rebuilt, GraphDelta when the code graph was.
+	Delta      *DeltaStatus      `json:"delta,omitempty"`
+	GraphDelta *GraphDeltaStatus `json:"graph_delta,omitempty"`
 }
 
 // add counts what another segment's build did.
@@ -73,6 +74,9 @@ func (st *BuildStats) add(o *BuildStats) {
 	st.Bytes += o.Bytes
 	if o.Delta != nil {
 		st.Delta = o.Delta
+	}
+	if o.GraphDelta != nil {
+		st.GraphDelta = o.GraphDelta
 	}
 }
 

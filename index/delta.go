@@ -86,39 +86,15 @@ func openDelta(dir string, base *segment) (_ *codeDelta, err error) {
 	if err := openTables(dir, []tableSpec{{deltaFile, "delta", &d.tbl}}); err != nil {
 		return nil, err
 	}
-	get := func(key string) ([]byte, error) {
-		v, ok := d.tbl.Get([]byte(key))
-		if !ok {
-			if err := d.tbl.Err(); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("%w: delta segment without %q", ErrCorrupt, key)
-		}
-		return v, nil
-	}
 	nb := base.stats.Docs
-	v, err := get(deltaDead)
-	if err == nil {
-		d.dead, err = table.DecodeUvarintDeltas(nil, v)
-	}
-	if err != nil {
+	if d.dead, d.ins, err = deadAndIns(d.tbl, "delta segment", nb); err != nil {
 		return nil, err
 	}
-	for i, b := range d.dead {
-		if b >= nb || i > 0 && d.dead[i-1] >= b {
-			return nil, fmt.Errorf("%w: delta segment: dead documents", ErrCorrupt)
-		}
-	}
-	if v, err = get(deltaIns); err == nil {
-		d.ins, err = table.DecodeUvarintDeltas(nil, v)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if uint32(len(d.ins)) != seg.stats.Docs || len(d.ins) > 0 && d.ins[len(d.ins)-1] > nb {
+	if uint32(len(d.ins)) != seg.stats.Docs {
 		return nil, fmt.Errorf("%w: delta segment: insertion points", ErrCorrupt)
 	}
-	if v, err = get(deltaTokens); err != nil {
+	v, err := deltaValue(d.tbl, "delta segment", deltaTokens)
+	if err != nil {
 		return nil, err
 	}
 	t, n := binary.Uvarint(v)
@@ -129,6 +105,49 @@ func openDelta(dir string, base *segment) (_ *codeDelta, err error) {
 	d.rank = ranks(d.dead, d.ins)
 	d.runs = baseRuns(nb, d.dead, d.ins)
 	return d, nil
+}
+
+// deltaValue returns the value of key in a delta's delta.tbl, which must
+// have it; what names the segment in errors.
+func deltaValue(tbl *table.Table, what, key string) ([]byte, error) {
+	v, ok := tbl.Get([]byte(key))
+	if !ok {
+		if err := tbl.Err(); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %s without %q", ErrCorrupt, what, key)
+	}
+	return v, nil
+}
+
+// deadAndIns reads the dead documents (or nodes) and insertion points of
+// a delta's delta.tbl and checks them against a base of nb: dead sorted,
+// distinct and below nb, the insertion points not decreasing and at most
+// nb.
+func deadAndIns(tbl *table.Table, what string, nb uint32) (dead, ins []uint32, err error) {
+	for _, l := range []struct {
+		key  string
+		list *[]uint32
+	}{{deltaDead, &dead}, {deltaIns, &ins}} {
+		v, err := deltaValue(tbl, what, l.key)
+		if err != nil {
+			return nil, nil, err
+		}
+		if *l.list, err = table.DecodeUvarintDeltas(nil, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	for i, b := range dead {
+		if b >= nb || i > 0 && dead[i-1] >= b {
+			return nil, nil, fmt.Errorf("%w: %s: dead entries", ErrCorrupt, what)
+		}
+	}
+	for i, at := range ins {
+		if at > nb || i > 0 && ins[i-1] > at {
+			return nil, nil, fmt.Errorf("%w: %s: insertion points", ErrCorrupt, what)
+		}
+	}
+	return dead, ins, nil
 }
 
 // ranks returns the numbers in the code part of the delta documents

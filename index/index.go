@@ -69,10 +69,15 @@ const (
 )
 
 // partDelta is the code's delta segment, which CURRENT names beside the
-// code segment it extends (not a part of its own: built in its place).
-const partDelta = nParts
+// code segment it extends, and partGraphDelta the code graph's beside
+// the code graph segment (not parts of their own: built in their place).
+const (
+	partDelta = nParts + iota
+	partGraphDelta
+	nDirs // the segments CURRENT can name
+)
 
-var partNames = [nParts + 1]string{"code", "narrative", "graph", "codegraph", "delta"}
+var partNames = [nDirs]string{"code", "narrative", "graph", "codegraph", "delta", "graphdelta"}
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
@@ -581,8 +586,10 @@ type Status struct {
 	Dir     string `json:"dir,omitempty"`
 	Docs    int    `json:"docs"`
 	Reason  string `json:"reason,omitempty"`
-	// Delta describes the code's delta segment, if there is one.
-	Delta *DeltaStatus `json:"delta,omitempty"`
+	// Delta describes the code's delta segment, if there is one, and
+	// GraphDelta the code graph's.
+	Delta      *DeltaStatus      `json:"delta,omitempty"`
+	GraphDelta *GraphDeltaStatus `json:"graph_delta,omitempty"`
 }
 
 // DeltaStatus is what a delta segment holds: documents added, and the
@@ -595,8 +602,8 @@ type DeltaStatus struct {
 
 // current returns the segment directories CURRENT names, by part; ""
 // for a part it does not name.
-func current(r *repo.Repo) [nParts + 1]string {
-	var dirs [nParts + 1]string
+func current(r *repo.Repo) [nDirs]string {
+	var dirs [nDirs]string
 	data, err := os.ReadFile(filepath.Join(Dir(r), currentFile))
 	if err != nil {
 		return dirs
@@ -605,7 +612,7 @@ func current(r *repo.Repo) [nParts + 1]string {
 		part, name, ok := strings.Cut(l, " ")
 		i := slices.Index(partNames[:], part)
 		if !ok || i < 0 || !strings.HasPrefix(name, segPrefix) || strings.ContainsAny(name, "/\\") {
-			return [nParts + 1]string{}
+			return [nDirs]string{}
 		}
 		dirs[i] = filepath.Join(Dir(r), name)
 	}
@@ -666,11 +673,22 @@ func partFresh(part int, built, m *Manifest) bool {
 // codeBuiltAs returns the manifest of the code as the segments of dirs
 // hold it: the delta's when there is one (it records what the code
 // segment would), else the code segment's; nil if it cannot be read.
-func codeBuiltAs(dirs [nParts + 1]string) *Manifest {
+func codeBuiltAs(dirs [nDirs]string) *Manifest {
 	if dirs[partDelta] != "" {
 		return readManifest(dirs[partDelta])
 	}
 	return readManifest(dirs[partCode])
+}
+
+// codeGraphBuiltAs returns the manifest of the code graph as the segments
+// of dirs hold it: the code graph delta's when there is one (it records
+// what the code graph segment would), else the code graph segment's; nil
+// if it cannot be read.
+func codeGraphBuiltAs(dirs [nDirs]string) *Manifest {
+	if dirs[partGraphDelta] != "" {
+		return readManifest(dirs[partGraphDelta])
+	}
+	return readManifest(dirs[partCodeGraph])
 }
 
 // readManifest reads a segment's manifest; nil if it cannot.
@@ -703,6 +721,15 @@ func Check(r *repo.Repo) (*Status, error) {
 	st.Present, st.Dir, st.Docs = true, Dir(r), ix.Docs()
 	if d := ix.code.delta; d != nil {
 		st.Delta = &DeltaStatus{Docs: int(d.seg.stats.Docs), Replaced: len(d.dead)}
+	}
+	if cur := current(r); cur[partGraphDelta] != "" && cur[partCodeGraph] != "" {
+		if c, err := openCodeGraph(cur[partCodeGraph], cur[partGraphDelta]); err == nil {
+			st.GraphDelta, err = c.status()
+			c.close()
+			if err != nil {
+				return nil, err
+			}
+		}
 	}
 	m, err := currentManifest(r, ix.Manifest)
 	if err != nil {
@@ -805,7 +832,7 @@ func Use(ctx context.Context, r *repo.Repo, opts BuildOptions, fn func(*Index) e
 // buildPart writes the segment of one part of the store as m describes
 // it into dir, which must not exist. The graph segment extends the code
 // graph segment in base.
-func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir, base string, vs *versions, opts BuildOptions) (*BuildStats, error) {
+func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir string, base [2]string, vs *versions, opts BuildOptions) (*BuildStats, error) {
 	var docs []Doc
 	var err error
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
@@ -820,7 +847,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir, ba
 		return writeGraphSegment(dir, adj, pm)
 	case partGraph:
 		pm.Heads, pm.Narrative, pm.CodeGraph = m.Heads, m.Narrative, m.CodeGraph
-		bg, err := openGraphPart(base, readManifest(base))
+		bg, err := openCodeGraph(base[0], base[1])
 		if err != nil {
 			return nil, err
 		}
@@ -867,7 +894,7 @@ func buildIn(ctx context.Context, r *repo.Repo, m *Manifest, tmp string, opts Bu
 	var segs [2]*segment
 	for part := range []int{partCode, partNarrative} {
 		dir := filepath.Join(tmp, partNames[part])
-		if _, err = buildPart(ctx, r, m, part, dir, "", newVersions(r, false), opts); err == nil {
+		if _, err = buildPart(ctx, r, m, part, dir, [2]string{}, newVersions(r, false), opts); err == nil {
 			segs[part], err = openSegment(dir)
 		}
 		if err != nil {
@@ -926,9 +953,12 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 			continue
 		}
 		var built *Manifest
-		if part == partCode {
+		switch part {
+		case partCode:
 			built = codeBuiltAs(cur)
-		} else {
+		case partCodeGraph:
+			built = codeGraphBuiltAs(cur)
+		default:
 			built = readManifest(cur[part])
 		}
 		if !want[part] || opts.IfStale && partFresh(part, built, m) {
@@ -938,7 +968,7 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	if build[partCodeGraph] {
 		build[partGraph] = want[partGraph] // numbered after the code graph's nodes
 	}
-	var names, tmps [nParts + 1]string
+	var names, tmps [nDirs]string
 	removeTmps := func() {
 		for _, t := range tmps {
 			if t != "" {
@@ -955,32 +985,46 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		tmps[part] = filepath.Join(dir, tmpPrefix+names[part])
 		return nil
 	}
-	// A stale code segment is brought up to date by a delta segment, when
-	// the change is small enough (buildDelta); else it is rebuilt.
-	var stats [nParts + 1]*BuildStats
+	// A stale code segment is brought up to date by a delta segment, and
+	// a stale code graph segment by a code graph delta, when the change
+	// is small enough; else it is rebuilt.
+	var stats [nDirs]*BuildStats
 	var parts []int
-	if !build[partCode] {
-		if cur[partDelta] != "" {
-			names[partDelta] = filepath.Base(cur[partDelta])
+	for _, d := range []struct {
+		part, delta int
+		build       func(dir string) (*BuildStats, error)
+	}{
+		{partCode, partDelta, func(dir string) (*BuildStats, error) { return buildDelta(ctx, r, m, cur[partCode], dir, opts) }},
+		{partCodeGraph, partGraphDelta, func(dir string) (*BuildStats, error) { return buildGraphDelta(ctx, r, m, cur[partCodeGraph], dir) }},
+	} {
+		if !build[d.part] {
+			if cur[d.delta] != "" {
+				names[d.delta] = filepath.Base(cur[d.delta])
+			}
+			continue
 		}
-	} else if opts.IfStale && cur[partCode] != "" {
-		if err := newName(partDelta); err != nil {
+		if !opts.IfStale || cur[d.part] == "" {
+			continue
+		}
+		if err := newName(d.delta); err != nil {
+			removeTmps()
 			return nil, err
 		}
-		stats[partDelta], err = buildDelta(ctx, r, m, cur[partCode], tmps[partDelta], opts)
+		stats[d.delta], err = d.build(tmps[d.delta])
 		switch {
 		case err == nil:
-			build[partCode] = false
-			parts = append(parts, partDelta)
+			build[d.part] = false
+			parts = append(parts, d.delta)
 		case ctx.Err() != nil:
 			removeTmps()
 			return nil, ctx.Err()
 		default:
-			// Too large a change, or a code segment that cannot be
-			// read (damaged inside a table, of an older format): the
-			// code segment is rebuilt, which needs nothing of it.
-			removeTmps()
-			names[partDelta], tmps[partDelta] = "", ""
+			// Too large a change, a base that cannot be read (damaged
+			// inside a table, of an older format), or for the code graph
+			// a change of the build graphs: the segment is rebuilt,
+			// which needs nothing of the base.
+			os.RemoveAll(tmps[d.delta])
+			names[d.delta], tmps[d.delta] = "", ""
 		}
 	}
 	for _, part := range []int{partCode, partCodeGraph, partGraph, partNarrative} { // the large ones first
@@ -1013,7 +1057,7 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	// graph it extends, when both are built.
 	var jobs [][]int
 	for _, part := range parts {
-		if part == partDelta {
+		if part == partDelta || part == partGraphDelta {
 			continue // built
 		}
 		if part == partGraph && build[partCodeGraph] {
@@ -1023,9 +1067,13 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		}
 		jobs = append(jobs, []int{part})
 	}
-	base := cur[partCodeGraph]
-	if build[partCodeGraph] {
-		base = tmps[partCodeGraph]
+	// The code graph the graph segment extends: as current, or as built.
+	base := [2]string{cur[partCodeGraph], cur[partGraphDelta]}
+	switch {
+	case build[partCodeGraph]:
+		base = [2]string{tmps[partCodeGraph], ""}
+	case tmps[partGraphDelta] != "":
+		base[1] = tmps[partGraphDelta]
 	}
 	if err := parallel.Do(ctx, len(jobs), func(i int) error {
 		for _, part := range jobs[i] {

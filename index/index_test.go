@@ -664,7 +664,15 @@ func TestGraphIndexMatchesGraph(t *testing.T) {
 	}
 	w.Unlock()
 	check("new code")
-	if current(r)[partCodeGraph] == codeGraph {
-		t.Error("new code kept the code graph segment")
+	if cur := current(r); cur[partCodeGraph] != codeGraph || cur[partGraphDelta] == "" {
+		t.Error("new code did not extend the code graph segment by a delta segment")
+	}
+	// Rebuilt whole, the code graph answers alike, without a delta.
+	if _, _, err := Rebuild(ctx, r, BuildOptions{Graph: true}); err != nil {
+		t.Fatal(err)
+	}
+	check("rebuilt")
+	if cur := current(r); cur[partCodeGraph] == codeGraph || cur[partGraphDelta] != "" {
+		t.Error("a full rebuild kept the code graph segment or its delta")
 	}
 }

@@ -22,8 +22,9 @@ import (
 // confidence of edges to the adjacency, 4 the code key (and the commits
 // table moved to the graph segment), 5 the code graph segment, 6 the
 // skip tables of long postings lists, 7 the order of documents by path
-// and line after kind and key, the file keys and delta segments.
-const manifestVersion = "ctx-index-manifest 7"
+// and line after kind and key, the file keys and delta segments, 8 the
+// code graph's table of repeated edges (mult.tbl) and its delta segments.
+const manifestVersion = "ctx-index-manifest 8"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with

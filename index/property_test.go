@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/index/table"
@@ -28,9 +29,11 @@ import (
 // rebuilt are byte-identical to a full rebuild's.
 func TestIncrementalEqualsFull(t *testing.T) {
 	defer func(share, slack int) { deltaShare, deltaSlack = share, slack }(deltaShare, deltaSlack)
+	defer func(share, slack int) { graphDeltaShare, graphDeltaSlack = share, slack }(graphDeltaShare, graphDeltaSlack)
 	words := []string{"alpha", "beta", "gamma", "delta", "retry", "backoff", "zebra", "client", "connect", "jitter"}
 	queries := []string{"alpha", "beta gamma", `"retry backoff"`, "zebra -alpha", "client connect", "jitter type:item", "delta type:observation"}
-	severalHeads := 0 // deltas built for several heads, over every seed
+	severalHeads := 0   // deltas built for several heads, over every seed
+	allGraphDeltas := 0 // code graph deltas, over every seed
 	for seed := int64(1); seed <= 8; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
@@ -49,10 +52,12 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			}
 			var nodes []*narrative.Node
 			deltas, multi, lastDelta := 0, 0, ""
+			graphDeltas, lastGraphDelta := 0, ""
 			var history []object.ID // heads after code changes
 			for step := 0; step < 16; step++ {
 				// Deltas of every size, and changes too large for one.
 				deltaShare, deltaSlack = 1+rng.Intn(4), rng.Intn(12)
+				graphDeltaShare, graphDeltaSlack = 1+rng.Intn(2), rng.Intn(40)
 				w, err := r.Lock(context.Background(), repo.LockOptions{})
 				if err != nil {
 					t.Fatal(err)
@@ -84,7 +89,12 @@ func TestIncrementalEqualsFull(t *testing.T) {
 							if rng.Intn(4) == 0 {
 								fn = "init"
 							}
-							src += fmt.Sprintf("\n// %s does %s.\nfunc %s() {}\n", fn, sentence(), fn)
+							// Calls across files: edges into other files' items.
+							body := ""
+							for range rng.Intn(3) {
+								body += fmt.Sprintf("\tF%s()\n", words[rng.Intn(len(words))])
+							}
+							src += fmt.Sprintf("\n// %s does %s.\nfunc %s() {\n%s}\n", fn, sentence(), fn, body)
 						}
 						full := filepath.Join(root, filepath.FromSlash(name))
 						if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -176,6 +186,19 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					}
 				}
 				equalIndexes(t, inc, full, rng)
+				// The graph a query reads, brought up to date (with a code
+				// graph delta when the change is small), against a full
+				// build's.
+				gx, err := OpenGraph(context.Background(), r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer gx.Close()
+				if d := graphDeltaName(r); d != "" && d != lastGraphDelta {
+					graphDeltas++
+					lastGraphDelta = d
+				}
+				equalGraphs(t, gx, fullGraphOf(t, r))
 				if inc.code.delta == nil {
 					if got, want := segmentFiles(t, inc), segmentFiles(t, full); !slices.Equal(got, want) {
 						t.Fatalf("step %d: the incremental index's files differ from a full rebuild's", step)
@@ -184,15 +207,19 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					t.Fatalf("step %d: the incremental narrative segment differs from a full rebuild's", step)
 				}
 			}
-			t.Logf("%d of 16 steps built a delta segment, %d of them for several heads", deltas, multi)
+			t.Logf("%d of 16 steps built a delta segment, %d of them for several heads; %d a code graph delta", deltas, multi, graphDeltas)
 			if deltas == 0 {
 				t.Fatal("no step built a delta segment")
 			}
 			severalHeads += multi
+			allGraphDeltas += graphDeltas
 		})
 	}
 	if severalHeads == 0 {
 		t.Fatal("no delta segment was built for several heads")
+	}
+	if allGraphDeltas == 0 {
+		t.Fatal("no code graph delta segment was built")
 	}
 }
 
@@ -340,7 +367,10 @@ func answers(t *testing.T, ix *Index, queries []string) [][]string {
 	return out
 }
 
-// segmentFiles returns the contents of both segments' files, in order.
+// segmentFiles returns the contents of both segments' files, in order;
+// of the manifests, all but the heads: a code segment stays when a commit
+// leaves the code as it was, though its manifest names the heads it was
+// built at.
 func segmentFiles(t *testing.T, ix *Index) []string {
 	t.Helper()
 	var out []string
@@ -349,6 +379,10 @@ func segmentFiles(t *testing.T, ix *Index) []string {
 			b, err := os.ReadFile(filepath.Join(s.dir, f))
 			if err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
+			}
+			if f == manifest {
+				lines := strings.SplitAfter(string(b), "\n")
+				b = []byte(strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "head ") }), ""))
 			}
 			out = append(out, string(b))
 		}

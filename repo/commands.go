@@ -232,8 +232,25 @@ type diagInfo struct {
 // diagnostic that names a file of the project references the file and,
 // when a semantic snapshot says which item spans that line, the item.
 func (r *Repo) diagnosticEdges(g *Graph) error {
+	return r.DiagnosticEdges(g.Heads, g.itemAt, func(rid object.ID, run *diag.CommandRun, i int, edges []graph.Edge) {
+		d := &run.Diagnostics[i]
+		g.diags[graph.DiagnosticNode(rid, i).ID] = diagInfo{severity: d.Severity, code: d.Code, message: d.Message, command: run.Name}
+		origin := EdgeOrigin{Snapshot: &rid, Derived: "command " + run.Name}
+		for _, e := range edges {
+			g.edges = append(g.edges, e)
+			g.origins = append(g.origins, origin)
+		}
+	})
+}
+
+// DiagnosticEdges calls fn with each diagnostic of the latest command runs
+// of the heads (each diagnostics snapshot once, in head order) and its
+// edges: a diagnostic that names a file of the project references the
+// file and, when itemAt (the key of the innermost item of a file spanning
+// a line, "" for none: ItemAt) knows one, the item at its line.
+func (r *Repo) DiagnosticEdges(heads []object.ID, itemAt func(path string, line uint32) (string, error), fn func(run object.ID, cr *diag.CommandRun, i int, edges []graph.Edge)) error {
 	seen := map[object.ID]bool{}
-	for _, h := range g.Heads {
+	for _, h := range heads {
 		c, err := r.ReadCommit(h)
 		if err != nil {
 			return err
@@ -257,26 +274,29 @@ func (r *Repo) diagnosticEdges(g *Graph) error {
 			rid := ref.Run
 			for i, d := range run.Diagnostics {
 				node := graph.DiagnosticNode(rid, i)
-				g.diags[node.ID] = diagInfo{severity: d.Severity, code: d.Code, message: d.Message, command: run.Name}
-				if d.Path == "" || d.External {
-					continue
-				}
-				ev := graph.Evidence{Tool: graph.ToolCommand, Confidence: graph.High}
-				if d.Line > 0 {
-					end := d.EndLine
-					if end < d.Line {
-						end = d.Line
+				var edges []graph.Edge
+				if d.Path != "" && !d.External {
+					ev := graph.Evidence{Tool: graph.ToolCommand, Confidence: graph.High}
+					if d.Line > 0 {
+						end := d.EndLine
+						if end < d.Line {
+							end = d.Line
+						}
+						ev.Span = &graph.Span{StartLine: uint32(d.Line), StartCol: uint32(d.Col), EndLine: uint32(end), EndCol: uint32(d.EndCol)}
 					}
-					ev.Span = &graph.Span{StartLine: uint32(d.Line), StartCol: uint32(d.Col), EndLine: uint32(end), EndCol: uint32(d.EndCol)}
+					edges = append(edges, graph.Edge{From: node, To: graph.FileNode(r.Config.Repo.ID, d.Path), Label: graph.References, Evidence: ev})
+					if d.Line > 0 {
+						key, err := itemAt(d.Path, uint32(d.Line))
+						if err != nil {
+							return err
+						}
+						if key != "" {
+							ev.Confidence = graph.Medium
+							edges = append(edges, graph.Edge{From: node, To: graph.ItemNode(r.Config.Repo.ID, key), Label: graph.References, Evidence: ev})
+						}
+					}
 				}
-				origin := EdgeOrigin{Snapshot: &rid, Derived: "command " + run.Name}
-				g.edges = append(g.edges, graph.Edge{From: node, To: graph.FileNode(g.repoID, d.Path), Label: graph.References, Evidence: ev})
-				g.origins = append(g.origins, origin)
-				if key := g.itemAt(d.Path, uint32(d.Line)); d.Line > 0 && key != "" {
-					ev.Confidence = graph.Medium
-					g.edges = append(g.edges, graph.Edge{From: node, To: graph.ItemNode(g.repoID, key), Label: graph.References, Evidence: ev})
-					g.origins = append(g.origins, origin)
-				}
+				fn(rid, run, i, edges)
 			}
 		}
 	}

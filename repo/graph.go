@@ -65,7 +65,7 @@ type Graph struct {
 	// GraphOptions.NoEvidence the graph so far, of the code's edges and
 	// edges[:coded].
 	fvs     []*extract.FileVersion
-	byFile  map[string][]itemInfo
+	byFile  map[string][]*extract.FileVersion
 	builder *graph.Builder
 	coded   int
 }
@@ -82,19 +82,26 @@ type itemInfo struct {
 }
 
 // itemAt returns the key of the innermost item of a file spanning a line.
-func (g *Graph) itemAt(path string, line uint32) string {
+func (g *Graph) itemAt(path string, line uint32) (string, error) {
 	if g.byFile == nil {
-		g.byFile = map[string][]itemInfo{}
+		g.byFile = map[string][]*extract.FileVersion{}
 		for _, fv := range g.fvs {
-			for _, it := range fv.Items {
-				g.byFile[fv.Path] = append(g.byFile[fv.Path], itemInfo{key: it.Key, kind: it.Kind, path: fv.Path, line: it.Span.StartLine, end: it.Span.EndLine})
-			}
+			g.byFile[fv.Path] = append(g.byFile[fv.Path], fv)
 		}
 	}
+	return ItemAt(g.byFile[path], line), nil
+}
+
+// ItemAt returns the key of the innermost item spanning a line among the
+// items of fvs (a file's versions, in the order the graph reads them:
+// by head, each version once); of equal spans, the first. "" for none.
+func ItemAt(fvs []*extract.FileVersion, line uint32) string {
 	best, size := "", uint32(0)
-	for _, it := range g.byFile[path] {
-		if line >= it.line && line <= it.end && (best == "" || it.end-it.line < size) {
-			best, size = it.key, it.end-it.line
+	for _, fv := range fvs {
+		for _, it := range fv.Items {
+			if s := it.Span; line >= s.StartLine && line <= s.EndLine && (best == "" || s.EndLine-s.StartLine < size) {
+				best, size = it.Key, s.EndLine-s.StartLine
+			}
 		}
 	}
 	return best

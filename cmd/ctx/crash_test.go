@@ -210,6 +210,29 @@ func TestCrashAtEveryPoint(t *testing.T) {
 					t.Fatalf("no delta segment after the search: %v\n%s", err, cur)
 				}
 			}},
+		// A read of the graph after a code change brings the code graph
+		// up to date with a code graph delta; killed anywhere, the next
+		// read answers as a full rebuild does.
+		{name: "edges with a code graph delta", args: []string{"debug", "index", "out", "file:src/file3.go"},
+			setup: func(t *testing.T, dir string) {
+				writeFiles(t, dir, map[string]string{"src/file3.go": "package src\n\n// File 3.\nvar X3 = 9\n\n// Y3 is new.\nvar Y3 = X3\n"})
+				must(t, dir, env, "", ctx, "add", "file", "src/file3.go", "--extract-semantics", "-q")
+			},
+			check: func(t *testing.T, dir string, done bool) {
+				out := must(t, dir, env, "", ctx, "debug", "index", "out", "file:src/file3.go")
+				if !strings.Contains(out, "item:src.Y3") {
+					t.Fatalf("edges of a changed file after a crash:\n%s", out)
+				}
+				full := filepath.Join(t.TempDir(), "full")
+				copyDir(t, dir, full)
+				must(t, full, env, "", ctx, "rebuild", "-q")
+				if want := must(t, full, env, "", ctx, "debug", "index", "out", "file:src/file3.go"); out != want {
+					t.Fatalf("edges after a crash:\n%s\nafter a full rebuild:\n%s", out, want)
+				}
+				if cur, err := os.ReadFile(filepath.Join(dir, ".ctx", "index", "CURRENT")); err != nil || !strings.Contains(string(cur), "\ngraphdelta seg-") {
+					t.Fatalf("no code graph delta after the read: %v\n%s", err, cur)
+				}
+			}},
 		{name: "init --force", args: []string{"init", "--force"}, check: func(t *testing.T, dir string, done bool) {
 			mainIs(root, before)(t, dir, done)
 		}},

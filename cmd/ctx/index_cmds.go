@@ -108,12 +108,17 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 		app.printf("index is fresh: %d documents\n", ix.Docs())
 	} else {
 		res["terms"], res["keys"], res["bytes"] = st.Terms, st.Keys, st.Bytes
-		if d := st.Delta; d != nil {
+		switch d := st.Delta; {
+		case d != nil:
 			res["delta"] = d
 			app.printf("index updated: a delta segment adds %d and replaces %d documents (%d in all; segments written: %d terms, %d keys, %s)\n",
 				d.Docs, d.Replaced, st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
-		} else {
+		case st.GraphDelta == nil || st.Docs > 0:
 			app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
+		}
+		if g := st.GraphDelta; g != nil {
+			res["graph_delta"] = g
+			app.printf("code graph updated: a delta segment adds %s, removes %d and replaces the edges of %d\n", plural(g.Nodes, "node"), g.Removed, g.Lists)
 		}
 	}
 	if c.Scc {

@@ -1,0 +1,288 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// fullGraphOf builds both graph segments of r afresh, in a directory of
+// the test's (the store's index is not changed), and opens them.
+func fullGraphOf(t *testing.T, r *repo.Repo) *GraphIndex {
+	t.Helper()
+	m, err := CurrentManifest(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs [nDirs]string
+	dirs[partCodeGraph] = filepath.Join(t.TempDir(), "codegraph")
+	dirs[partGraph] = filepath.Join(t.TempDir(), "graph")
+	ctx := context.Background()
+	if _, err := buildPart(ctx, r, m, partCodeGraph, dirs[partCodeGraph], [2]string{}, newVersions(r, false), BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := buildPart(ctx, r, m, partGraph, dirs[partGraph], [2]string{dirs[partCodeGraph], ""}, newVersions(r, false), BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var ms [nParts]*Manifest
+	ms[partGraph], ms[partCodeGraph] = readManifest(dirs[partGraph]), readManifest(dirs[partCodeGraph])
+	gx, err := openGraph(dirs, ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gx.Close() })
+	return gx
+}
+
+// equalGraphs checks that two graphs of one store number the same nodes
+// alike, find each by its name, and list the same neighbours of each,
+// in each direction, at each confidence.
+func equalGraphs(t *testing.T, got, want *GraphIndex) {
+	t.Helper()
+	if got.code.count != want.code.count {
+		t.Fatalf("code graph of %d nodes, want %d", got.code.count, want.code.count)
+	}
+	total := want.code.count
+	it := want.rest.nodes.All()
+	for it.Next() {
+		total++
+	}
+	for n := range total + 1 {
+		g, err1 := got.Node(n)
+		w, err2 := want.Node(n)
+		if n == total {
+			if err1 == nil {
+				t.Fatalf("node %d: %v, want none", n, g)
+			}
+			break
+		}
+		if err1 != nil || err2 != nil || g != w {
+			t.Fatalf("node %d: %v (%v), want %v (%v)", n, g, err1, w, err2)
+		}
+		gn, gok, err1 := got.Lookup(w.Name())
+		wn, wok, err2 := want.Lookup(w.Name())
+		if err1 != nil || err2 != nil || gn != wn || gok != wok {
+			t.Fatalf("lookup %s: %d %v (%v), want %d %v (%v)", w.Name(), gn, gok, err1, wn, wok, err2)
+		}
+		for _, out := range []bool{true, false} {
+			for _, c := range graph.Confidences {
+				ga, err1 := got.Adjacent(n, out, c)
+				wa, err2 := want.Adjacent(n, out, c)
+				if err1 != nil || err2 != nil || !slices.Equal(ga, wa) {
+					t.Fatalf("node %d %s, out %v, %s: %v (%v), want %v (%v)", n, w.Name(), out, c, ga, err1, wa, err2)
+				}
+			}
+		}
+	}
+}
+
+// graphDeltaName returns the code graph delta segment CURRENT names, "" for none.
+func graphDeltaName(r *repo.Repo) string { return current(r)[partGraphDelta] }
+
+// TestGraphDeltaSteps walks through the changes a code graph delta must
+// get exactly right, each checked against a full build: an edge two files
+// assert losing one of them (mult.tbl), a function losing every call
+// while it stays defined (a node alive by its other direction), a
+// function removed and one added, a command run's diagnostics, and a file
+// with a diagnostic at a line edited (the diagnostic's item edge moves).
+func TestGraphDeltaSteps(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	root := r.ProjectRoot()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/p\n\ngo 1.22\n")
+	write("a.go", "package p\n\nfunc Dup() {\n\tC()\n}\n\nfunc A() {\n\tB()\n\tC()\n}\n")
+	write("b.go", "package p\n\nfunc Dup() {\n\tC()\n}\n\nfunc B() {\n\tC()\n}\n\nfunc C() {}\n")
+	ctx := context.Background()
+	step := func(what string, change func(w *repo.Writer)) {
+		t.Helper()
+		w, err := r.Lock(ctx, repo.LockOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		change(w)
+		w.Unlock()
+		before := graphDeltaName(r)
+		gx, err := OpenGraph(ctx, r)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		defer gx.Close()
+		if d := graphDeltaName(r); d == "" || d == before {
+			t.Fatalf("%s: no code graph delta built", what)
+		}
+		equalGraphs(t, gx, fullGraphOf(t, r))
+	}
+	ingest := func(w *repo.Writer) {
+		t.Helper()
+		if _, err := w.Ingest(ctx, repo.IngestOptions{Semantics: true, Message: "step"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := r.Lock(ctx, repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ingest(w)
+	w.Unlock()
+	gx, err := OpenGraph(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gx.Close()
+	if _, err := os.Stat(filepath.Join(current(r)[partCodeGraph], multFile)); err != nil {
+		t.Fatal(err)
+	}
+	step("b.go's Dup removed, a.go's stays", func(w *repo.Writer) {
+		write("b.go", "package p\n\nfunc B() {\n\tC()\n}\n\nfunc C() {}\n")
+		ingest(w)
+	})
+	step("A calls nothing", func(w *repo.Writer) {
+		write("a.go", "package p\n\nfunc Dup() {\n\tC()\n}\n\nfunc A() {}\n")
+		ingest(w)
+	})
+	step("C removed, D added", func(w *repo.Writer) {
+		write("b.go", "package p\n\nfunc B() {\n\tD()\n}\n\nfunc D() {}\n")
+		ingest(w)
+	})
+	step("a command run", func(w *repo.Writer) {
+		if _, err := w.RecordCommand(ctx, repo.CommandOptions{Name: "go vet ./...", Output: []byte("b.go:4:2: D is odd\na.go:5:1: A is empty\n"), ExitCode: 1}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// A base with the run: the run is the same after the edit.
+	if _, _, err := Rebuild(ctx, r, BuildOptions{Graph: true}); err != nil {
+		t.Fatal(err)
+	}
+	step("the diagnosed line now in no function", func(w *repo.Writer) {
+		write("b.go", "package p\n\nfunc D() {}\n\nfunc B() {\n\tD()\n}\n")
+		ingest(w)
+	})
+}
+
+// graphDeltaStore is testStore with its graph built, then a change the
+// next OpenGraph takes as a code graph delta: a file edited, one added.
+func graphDeltaStore(t testing.TB) *repo.Repo {
+	t.Helper()
+	r := testStore(t)
+	openGraphOf(t, r).Close()
+	ingestFiles(t, r, map[string]string{
+		"net/client.go": "package net\n\n// Client dials.\ntype Client struct{ Addr string }\n\n// Connect dials with a jittered backoff.\nfunc (c *Client) Connect() error {\n\treturn nil\n}\n\n// Close hangs up.\nfunc (c *Client) Close() {}\n",
+		"net/server.go": "package net\n\n// Serve answers.\nfunc Serve() {\n\tvar c Client\n\tc.Connect()\n}\n",
+	})
+	return r
+}
+
+func openGraphOf(t testing.TB, r *repo.Repo) *GraphIndex {
+	t.Helper()
+	gx, err := OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gx
+}
+
+// TestGraphDeltaDamaged damages each file of a code graph delta, and the
+// base's mult.tbl (which only the next delta reads), and checks that the
+// graph is rebuilt and answers as a full build's.
+func TestGraphDeltaDamaged(t *testing.T) {
+	for _, file := range []string{nodesFile, adjFile, keysFile, deltaFile, manifest, multFile} {
+		t.Run(file, func(t *testing.T) {
+			r := graphDeltaStore(t)
+			openGraphOf(t, r).Close()
+			if current(r)[partGraphDelta] == "" {
+				t.Fatal("no code graph delta")
+			}
+			if file == multFile {
+				rewrite(t, r, partCodeGraph, file, func([]byte) []byte { return []byte("damaged") })
+				ingestFiles(t, r, map[string]string{"net/extra.go": "package net\n\nfunc Extra() { Serve() }\n"})
+			} else {
+				rewrite(t, r, partGraphDelta, file, func([]byte) []byte { return []byte("damaged") })
+			}
+			gx := openGraphOf(t, r)
+			defer gx.Close()
+			equalGraphs(t, gx, fullGraphOf(t, r))
+			if file == multFile && current(r)[partGraphDelta] != "" {
+				t.Fatal("a delta over a damaged mult.tbl")
+			}
+		})
+	}
+}
+
+// TestGraphDeltaOfAnotherBase checks that a code graph delta naming
+// another base is refused, and the graph rebuilt.
+func TestGraphDeltaOfAnotherBase(t *testing.T) {
+	r := graphDeltaStore(t)
+	openGraphOf(t, r).Close()
+	m := readManifest(current(r)[partGraphDelta])
+	m.Base = "seg-0000000000000000"
+	text, err := m.MarshalText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, r, partGraphDelta, manifest, func([]byte) []byte { return text })
+	cur := current(r)
+	if _, err := openCodeGraph(cur[partCodeGraph], cur[partGraphDelta]); err == nil {
+		t.Fatal("a code graph delta of another base opened")
+	}
+	gx := openGraphOf(t, r)
+	defer gx.Close()
+	equalGraphs(t, gx, fullGraphOf(t, r))
+}
+
+// FuzzGraphDeltaTable opens a code graph delta whose delta.tbl holds
+// arbitrary dead nodes and insertion points, and reads every node, name
+// and list through it: it is refused as damaged, or read without a
+// panic.
+func FuzzGraphDeltaTable(f *testing.F) {
+	f.Add([]byte{}, []byte{})
+	f.Add(table.AppendUvarintDeltas(nil, []uint32{1, 2}), table.AppendUvarintDeltas(nil, []uint32{0, 3}))
+	f.Add([]byte{0, 0}, []byte{1, 1, 1, 1, 1, 1, 1})
+	r := graphDeltaStore(f)
+	openGraphOf(f, r).Close()
+	cur := current(r)
+	dir := cur[partGraphDelta]
+	if dir == "" {
+		f.Fatal("no code graph delta")
+	}
+	names := []string{"file:net/client.go", "file:net/server.go", "item:example.com/m/net.Serve", "package:example.com/m/net"}
+	f.Fuzz(func(t *testing.T, dead, ins []byte) {
+		var buf bytes.Buffer
+		w := table.NewWriter(&buf, "delta")
+		w.Add([]byte(deltaDead), dead)
+		w.Add([]byte(deltaIns), ins)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, deltaFile)
+		os.Remove(path)
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := openCodeGraph(cur[partCodeGraph], dir)
+		if err != nil {
+			return
+		}
+		defer c.close()
+		for v := range c.count + 2 {
+			c.node(v)
+			for _, d := range []byte{dirOut[0], dirIn[0], dirOut[2]} {
+				c.adjacent(nil, v, d, nil)
+			}
+		}
+		for _, name := range names {
+			c.named(name)
+		}
+	})
+}
