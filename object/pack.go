@@ -57,6 +57,18 @@ type packIndex struct {
 	offs   []byte // count × u64
 	lens   []byte // count × u32
 	sum    ID     // the .pack's checksum
+
+	// The .pack, opened on the first read and kept open: reads share it
+	// (ReadAt), so that a read of a packed object costs one system call.
+	openOnce sync.Once
+	file     *os.File
+	fileErr  error
+}
+
+// packFile returns the open .pack.
+func (p *packIndex) packFile() (*os.File, error) {
+	p.openOnce.Do(func() { p.file, p.fileErr = os.Open(p.path) })
+	return p.file, p.fileErr
 }
 
 func (p *packIndex) id(i int) []byte { return p.ids[i*IDSize : (i+1)*IDSize] }
@@ -298,15 +310,19 @@ func (s *Store) readPacked(id ID) ([]byte, error) {
 	if p == nil {
 		return nil, fs.ErrNotExist
 	}
+	return p.read(id, i)
+}
+
+// read returns the stored bytes of the object id at position i.
+func (p *packIndex) read(id ID, i int) ([]byte, error) {
 	off, n := p.entry(i)
 	if n > MaxPackedObject {
 		return nil, fmt.Errorf("%w: pack-%s.idx: entry of %s is %d bytes", ErrPackCorrupt, p.name, id.Short(), n)
 	}
-	f, err := os.Open(p.path)
+	f, err := p.packFile()
 	if err != nil {
 		return nil, fmt.Errorf("pack-%s.pack: %w", p.name, err)
 	}
-	defer f.Close()
 	b := make([]byte, n)
 	if _, err := f.ReadAt(b, off); err != nil {
 		return nil, fmt.Errorf("%w: pack-%s.pack: entry of %s: %v", ErrHashMismatch, p.name, id.Short(), err)

@@ -431,3 +431,55 @@ func TestPackBatch(t *testing.T) {
 		t.Fatalf("strays after Abort: %v", strays)
 	}
 }
+
+// TestPackedReadFallsBackToLoose damages a pack entry of an object that
+// also has a loose copy: a read, which tries the pack first, serves the
+// loose copy; another, without the loose copy, reports the damage.
+func TestPackedReadFallsBackToLoose(t *testing.T) {
+	s, want := packStore(t)
+	first := ids(want)[0]
+	loose, err := os.ReadFile(s.path(first))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.WritePack(ids(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(s.Dir(), "pack", "pack-"+res.Name)
+	pack, err := os.ReadFile(base + ".pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, n := func() (int64, int) {
+		ps, err := s.packList(fullReload)
+		if err != nil || len(ps) != 1 {
+			t.Fatalf("packs: %v %v", ps, err)
+		}
+		return ps[0].entry(ps[0].find(first))
+	}()
+	pack[off+int64(n)/2] ^= 0xff
+	if err := os.Chmod(base+".pack", 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".pack", pack, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(s.path(first)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.path(first), loose, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := NewStore(s.Dir(), StoreOptions{})
+	if _, p, err := s2.Get(first); err != nil || !bytes.Equal(p, want[first]) {
+		t.Fatalf("Get with a damaged pack entry and a loose copy: %v", err)
+	}
+	if err := os.Remove(s.path(first)); err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := NewStore(s.Dir(), StoreOptions{})
+	if _, _, err := s3.Get(first); !errors.Is(err, ErrHashMismatch) {
+		t.Fatalf("Get of a damaged packed object: %v, want ErrHashMismatch", err)
+	}
+}

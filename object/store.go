@@ -187,7 +187,18 @@ func (s *Store) readCanonical(id ID) ([]byte, error) {
 
 // readStored is readCanonical that also returns the size of the stored
 // bytes.
+//
+// An object of a pack already known is read from the pack first, without
+// looking for a loose file (the copies are the same bytes): one system
+// call. A pack entry that fails to verify leaves the loose copy to try.
 func (s *Store) readStored(id ID) ([]byte, int64, error) {
+	if p, i, err := s.findPacked(id, noReload); err == nil && p != nil {
+		if stored, err := p.read(id, i); err == nil {
+			if canon, err := s.decodeStored(id, stored); err == nil {
+				return canon, int64(len(stored)), nil
+			}
+		}
+	}
 	return s.readStoredAt(s.path(id), id)
 }
 
@@ -212,17 +223,27 @@ func (s *Store) readStoredAt(path string, id ID) ([]byte, int64, error) {
 		}
 		return nil, 0, s.err("read", id, err)
 	}
-	canon, err := decompress(stored)
-	if errors.Is(err, ErrTooLarge) {
-		return nil, 0, s.tooLarge(id)
-	}
+	canon, err := s.decodeStored(id, stored)
 	if err != nil {
-		return nil, 0, s.err("read", id, err)
-	}
-	if sumCanonical(canon) != id {
-		return nil, 0, s.err("read", id, ErrHashMismatch)
+		return nil, 0, err
 	}
 	return canon, int64(len(stored)), nil
+}
+
+// decodeStored decompresses the stored bytes of object id and verifies
+// them.
+func (s *Store) decodeStored(id ID, stored []byte) ([]byte, error) {
+	canon, err := decompress(stored)
+	if errors.Is(err, ErrTooLarge) {
+		return nil, s.tooLarge(id)
+	}
+	if err != nil {
+		return nil, s.err("read", id, err)
+	}
+	if sumCanonical(canon) != id {
+		return nil, s.err("read", id, ErrHashMismatch)
+	}
+	return canon, nil
 }
 
 // tooLarge tells a damaged file whose header claims a huge size (E002)
