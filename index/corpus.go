@@ -126,6 +126,11 @@ func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func
 		}); err != nil {
 			return nil, err
 		}
+		n := len(docs)
+		for _, pd := range perPath {
+			n += len(pd)
+		}
+		docs = slices.Grow(docs, n-len(docs)) // documents are large to copy twice
 		for _, pd := range perPath {
 			docs = append(docs, pd...)
 		}
