@@ -342,6 +342,10 @@ func (p *graphPart) close() error {
 // segment, whose manifest (readManifest of dir) is m.
 func openGraphPart(dir string, m *Manifest) (*graphPart, error) {
 	if m == nil {
+		if _, err := os.Stat(filepath.Join(dir, manifest)); errors.Is(err, fs.ErrNotExist) {
+			// Removed by a rebuild since CURRENT was read: not damage.
+			return nil, fmt.Errorf("index: graph segment %s: %w", filepath.Base(dir), err)
+		}
 		return nil, fmt.Errorf("%w: graph segment %s has no manifest", ErrCorrupt, filepath.Base(dir))
 	}
 	p := &graphPart{count: m.Nodes}

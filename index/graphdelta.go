@@ -833,9 +833,8 @@ func changedVersions(r *repo.Repo, was, now []*object.Commit, budget int) (remov
 
 // runsChanged reports whether the command runs' edges may differ between
 // the commits was and now (of the heads heads): their diagnostics
-// snapshots differ, or a file
-// version the change removed or added is of a file with a diagnostic at a
-// line.
+// snapshots differ, either side has several heads, or a file version the
+// change removed or added is of a file with a diagnostic at a line.
 func runsChanged(r *repo.Repo, was, now []*object.Commit, heads []object.ID, removed, added map[object.ID]string) (bool, error) {
 	diagOf := func(c *object.Commit) *object.ID { return c.DiagnosticsSnapshot }
 	snaps := snapshotIDs(now, diagOf)
@@ -844,6 +843,12 @@ func runsChanged(r *repo.Repo, was, now []*object.Commit, heads []object.ID, rem
 	}
 	if len(snaps) == 0 {
 		return false, nil
+	}
+	if len(was) > 1 || len(now) > 1 {
+		// Of equal spans at a diagnostic's line, the item of the first
+		// head's version is taken: another commit can reorder the heads
+		// while their versions stay.
+		return true, nil
 	}
 	changed := map[string]bool{}
 	for _, p := range removed {

@@ -3,6 +3,9 @@ package index
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +13,8 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -285,4 +290,98 @@ func FuzzGraphDeltaTable(f *testing.F) {
 			c.named(name)
 		}
 	})
+}
+
+// TestGraphDeltaHeadOrder: two heads hold two versions of a.go whose
+// items X and Y span the same lines, and a diagnostic at that line
+// references the item of the first head. The heads then change so that
+// their order flips while the file versions stay: a full build takes the
+// other item, and so must the delta.
+func TestGraphDeltaHeadOrder(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	root := r.ProjectRoot()
+	ctx := context.Background()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// commit moves main to from (zero: stays), writes a.go and
+	// notes.txt (no file version), ingests, and returns the new head.
+	commit := func(from object.ID, a, notes string, run bool) object.ID {
+		t.Helper()
+		w, err := r.Lock(ctx, repo.LockOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Unlock()
+		if !from.IsZero() {
+			if err := w.UpdateRef(refs.Main, from, refs.Any()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("a.go", a)
+		write("notes.txt", notes)
+		if _, err := w.Ingest(ctx, repo.IngestOptions{Semantics: true, Message: notes}); err != nil {
+			t.Fatal(err)
+		}
+		if run {
+			if _, err := w.RecordCommand(ctx, repo.CommandOptions{Name: "go vet ./...", Output: []byte("a.go:3:1: odd\n"), ExitCode: 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		hs, err := r.Heads(refs.Main)
+		if err != nil || len(hs) != 1 {
+			t.Fatalf("heads %v %v", hs, err)
+		}
+		return hs[0]
+	}
+	const vX, vY = "package p\n\nfunc X() {\n}\n", "package p\n\nfunc Y() {\n}\n"
+	write("go.mod", "module example.com/p\n\ngo 1.22\n")
+	c0 := commit(object.Zero, "package p\n\nfunc Z() {\n}\n", "0", true)
+	cX := commit(c0, vX, "x", false)
+	cY := commit(c0, vY, "y", false)
+	repo.AddHead(t, r, refs.Main, cX)
+	openGraphOf(t, r).Close()
+
+	// A commit on the branch that sorts first, with the same snapshots,
+	// whose id sorts after the other head.
+	first, second, src := cX, cY, vX
+	if cY.Compare(cX) < 0 {
+		first, second, src = cY, cX, vY
+	}
+	for i := 0; ; i++ {
+		if commit(first, src, fmt.Sprint("note ", i), false).Compare(second) > 0 {
+			break
+		}
+		if i > 60 {
+			t.Fatal("no commit sorted after the other head")
+		}
+	}
+	repo.AddHead(t, r, refs.Main, second)
+	gx := openGraphOf(t, r)
+	defer gx.Close()
+	if graphDeltaName(r) == "" {
+		t.Fatal("no code graph delta")
+	}
+	equalGraphs(t, gx, fullGraphOf(t, r))
+}
+
+// TestGraphPartGone: a graph segment a rebuild removed since CURRENT was
+// read is missing, not damaged (OpenGraph then reads CURRENT again rather
+// than rebuilding everything); one whose manifest is unreadable is
+// damaged.
+func TestGraphPartGone(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "seg-0000000000000000")
+	if _, err := openGraphPart(gone, readManifest(gone)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a removed segment: %v, want fs.ErrNotExist", err)
+	}
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, manifest), []byte("damaged"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openGraphPart(bad, readManifest(bad)); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("an unreadable manifest: %v, want ErrCorrupt", err)
+	}
 }
