@@ -385,3 +385,31 @@ func TestGraphPartGone(t *testing.T) {
 		t.Errorf("an unreadable manifest: %v, want ErrCorrupt", err)
 	}
 }
+
+// TestGraphStatus follows Check's report of the graph: not built, fresh,
+// stale after a change of code, fresh again (with its delta) after a
+// reading of the graph.
+func TestGraphStatus(t *testing.T) {
+	r := testStore(t)
+	refresh(t, r)
+	check := func(want GraphStatus, delta bool) {
+		t.Helper()
+		st, err := Check(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := st.Graph
+		got.Nodes = min(got.Nodes, 1) // some
+		if got != want || (st.GraphDelta != nil) != delta {
+			t.Fatalf("graph status %+v, delta %+v; want %+v, delta %v", st.Graph, st.GraphDelta, want, delta)
+		}
+	}
+	check(GraphStatus{Reason: "not built yet"}, false)
+	openGraphOf(t, r).Close()
+	check(GraphStatus{Present: true, Fresh: true, Nodes: 1}, false)
+	ingestFiles(t, r, map[string]string{"net/server.go": "package net\n\n// Serve answers.\nfunc Serve() {}\n"})
+	refresh(t, r)
+	check(GraphStatus{Present: true, Nodes: 1, Reason: "the code changed"}, false)
+	openGraphOf(t, r).Close()
+	check(GraphStatus{Present: true, Fresh: true, Nodes: 1}, true)
+}

@@ -590,6 +590,18 @@ type Status struct {
 	// GraphDelta the code graph's.
 	Delta      *DeltaStatus      `json:"delta,omitempty"`
 	GraphDelta *GraphDeltaStatus `json:"graph_delta,omitempty"`
+	// Graph says whether the graph segments (built when first asked for)
+	// are present and fresh.
+	Graph GraphStatus `json:"graph"`
+}
+
+// GraphStatus is the state of the graph's segments: present (built),
+// fresh, the code graph's nodes, and why not fresh.
+type GraphStatus struct {
+	Present bool   `json:"present"`
+	Fresh   bool   `json:"fresh"`
+	Nodes   uint32 `json:"nodes,omitempty"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // DeltaStatus is what a delta segment holds: documents added, and the
@@ -739,7 +751,30 @@ func Check(r *repo.Repo) (*Status, error) {
 	if !st.Fresh {
 		st.Reason = staleReason(ix.Manifest, m)
 	}
+	st.Graph = graphStatus(current(r), m)
 	return st, nil
+}
+
+// graphStatus tells whether the graph segments of dirs match the store
+// as m describes it.
+func graphStatus(dirs [nDirs]string, m *Manifest) GraphStatus {
+	if dirs[partGraph] == "" || dirs[partCodeGraph] == "" {
+		return GraphStatus{Reason: "not built yet"}
+	}
+	code, rest := codeGraphBuiltAs(dirs), readManifest(dirs[partGraph])
+	gs := GraphStatus{Present: true}
+	if code != nil {
+		gs.Nodes = code.Nodes
+	}
+	switch {
+	case !partFresh(partCodeGraph, code, m):
+		gs.Reason = "the code changed"
+	case !partFresh(partGraph, rest, m):
+		gs.Reason = "new commits or narrative files changed"
+	default:
+		gs.Fresh = true
+	}
+	return gs
 }
 
 func staleReason(old, now *Manifest) string {

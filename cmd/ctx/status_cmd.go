@@ -72,12 +72,21 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 		if d := ist.Delta; d != nil {
 			delta = fmt.Sprintf("; a delta segment adds %d and replaces %d", d.Docs, d.Replaced)
 		}
-		if g := ist.GraphDelta; g != nil {
-			delta += fmt.Sprintf("; a code graph delta adds %s, removes %d and replaces the edges of %d", plural(g.Nodes, "node"), g.Removed, g.Lists)
-		}
 		app.printf("index: fresh (%d documents%s)\n", ist.Docs, delta)
 	default:
 		app.printf("index: %s; the next search or query updates it (or ctx rebuild)\n", ist.Reason)
+	}
+	switch g := ist.Graph; {
+	case g.Fresh:
+		delta := ""
+		if d := ist.GraphDelta; d != nil {
+			delta = fmt.Sprintf("; a delta segment adds %s, removes %d and replaces the edges of %d", plural(d.Nodes, "node"), d.Removed, d.Lists)
+		}
+		app.printf("graph:  fresh (%s in the code graph%s)\n", plural(int(g.Nodes), "node"), delta)
+	case g.Present:
+		app.printf("graph:  %s; the next query updates it (or ctx rebuild)\n", g.Reason)
+	case ist.Present:
+		app.printf("graph:  %s; the first query builds it (or ctx rebuild)\n", g.Reason)
 	}
 	if len(st.Problems) > 0 {
 		app.printf("problems: %d narrative file problem(s):\n", len(st.Problems))
