@@ -206,8 +206,9 @@ func number(g *repo.Graph, first uint32, base *codeGraph) (*adjacency, error) {
 		list(&a.in, num[i], g.In(i), from)
 	}
 	if base == nil {
-		a.mult = make([]multEdge, 0, len(g.Repeated()))
-		for _, e := range g.Repeated() {
+		rep := g.Repeated()
+		a.mult = make([]multEdge, 0, len(rep))
+		for _, e := range rep {
 			n := g.Assertions(e)
 			f, t := g.Ends(e)
 			a.mult = append(a.mult, multEdge{from: num[f], to: num[t], label: graph.Labels[g.LabelIndex(e)], n: [3]uint32{n[0], n[1], n[2] + n[3]}})

@@ -734,7 +734,8 @@ func Check(r *repo.Repo) (*Status, error) {
 	if d := ix.code.delta; d != nil {
 		st.Delta = &DeltaStatus{Docs: int(d.seg.stats.Docs), Replaced: len(d.dead)}
 	}
-	if cur := current(r); cur[partGraphDelta] != "" && cur[partCodeGraph] != "" {
+	cur := current(r)
+	if cur[partGraphDelta] != "" && cur[partCodeGraph] != "" {
 		if c, err := openCodeGraph(cur[partCodeGraph], cur[partGraphDelta]); err == nil {
 			st.GraphDelta, err = c.status()
 			c.close()
@@ -751,7 +752,7 @@ func Check(r *repo.Repo) (*Status, error) {
 	if !st.Fresh {
 		st.Reason = staleReason(ix.Manifest, m)
 	}
-	st.Graph = graphStatus(current(r), m)
+	st.Graph = graphStatus(cur, m)
 	return st, nil
 }
 
@@ -767,6 +768,8 @@ func graphStatus(dirs [nDirs]string, m *Manifest) GraphStatus {
 		gs.Nodes = code.Nodes
 	}
 	switch {
+	case code == nil || rest == nil || code.Tokenizer != m.Tokenizer || rest.Tokenizer != m.Tokenizer:
+		gs.Reason = "built by another version of ctx, or damaged"
 	case !partFresh(partCodeGraph, code, m):
 		gs.Reason = "the code changed"
 	case !partFresh(partGraph, rest, m):
