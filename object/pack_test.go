@@ -140,22 +140,9 @@ func TestPackRoundTrip(t *testing.T) {
 // damaged object fail with ErrHashMismatch, VerifyPacks reports both.
 func TestPackDamage(t *testing.T) {
 	s, want := packStore(t)
-	res, err := s.WritePack(ids(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Join(s.Dir(), "pack", "pack-"+res.Name)
-	pack, err := os.ReadFile(base + ".pack")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pack[len(packMagic)+3] ^= 0xff                        // inside the first entry
-	if err := os.Chmod(base+".pack", 0o644); err != nil { // packs are read-only
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(base+".pack", pack, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	base, pack := packAll(t, s, want)
+	pack[len(packMagic)+3] ^= 0xff // inside the first entry
+	rewrite(t, base+".pack", pack)
 	first := ids(want)[0]
 	s2, _ := NewStore(s.Dir(), StoreOptions{})
 	if _, _, err := s2.Get(first); !errors.Is(err, ErrHashMismatch) {
@@ -169,12 +156,7 @@ func TestPackDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	idx[len(idx)-1] ^= 1
-	if err := os.Chmod(base+".idx", 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(base+".idx", idx, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, base+".idx", idx)
 	s3, _ := NewStore(s.Dir(), StoreOptions{})
 	if errs := s3.VerifyPacks(); len(errs) != 1 || !errors.Is(errs[0], ErrPackCorrupt) {
 		t.Errorf("VerifyPacks of a damaged index = %v", errs)
@@ -442,15 +424,7 @@ func TestPackedReadFallsBackToLoose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.WritePack(ids(want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := filepath.Join(s.Dir(), "pack", "pack-"+res.Name)
-	pack, err := os.ReadFile(base + ".pack")
-	if err != nil {
-		t.Fatal(err)
-	}
+	base, pack := packAll(t, s, want)
 	off, n := func() (int64, int) {
 		ps, err := s.packList(fullReload)
 		if err != nil || len(ps) != 1 {
@@ -459,12 +433,7 @@ func TestPackedReadFallsBackToLoose(t *testing.T) {
 		return ps[0].entry(ps[0].find(first))
 	}()
 	pack[off+int64(n)/2] ^= 0xff
-	if err := os.Chmod(base+".pack", 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(base+".pack", pack, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, base+".pack", pack)
 	if err := os.MkdirAll(filepath.Dir(s.path(first)), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -481,5 +450,32 @@ func TestPackedReadFallsBackToLoose(t *testing.T) {
 	s3, _ := NewStore(s.Dir(), StoreOptions{})
 	if _, _, err := s3.Get(first); !errors.Is(err, ErrHashMismatch) {
 		t.Fatalf("Get of a damaged packed object: %v, want ErrHashMismatch", err)
+	}
+}
+
+// packAll packs the objects of want and returns the pack's path less its
+// extension, and the .pack's bytes.
+func packAll(t *testing.T, s *Store, want map[ID][]byte) (string, []byte) {
+	t.Helper()
+	res, err := s.WritePack(ids(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(s.Dir(), "pack", "pack-"+res.Name)
+	pack, err := os.ReadFile(base + ".pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base, pack
+}
+
+// rewrite replaces the content of a read-only file (a pack's).
+func rewrite(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
