@@ -87,11 +87,12 @@ func collectCodeGraph(ctx context.Context, r *repo.Repo, heads []object.ID, vs *
 	return number(g, 0, nil)
 }
 
-// collectGraph builds the rest of the graph of the heads and the working
-// narrative (edge batches with their tombstones, the edges the narrative
-// declares), as ctx edges sees it together with the code graph base, and
-// numbers the nodes base lacks after base's.
-func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, base *codeGraph) (*adjacency, error) {
+// collectGraph builds the rest of the graph of the heads (whose history
+// is r.Log of them) and the working narrative (edge batches with their
+// tombstones, the edges the narrative declares), as ctx edges sees it
+// together with the code graph base, and numbers the nodes base lacks
+// after base's.
+func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, history []*repo.Entry, base *codeGraph) (*adjacency, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, base *co
 		}
 		return graph.NodeID{}, false
 	}
-	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat, NoCode: true, Item: item})
+	g, err := r.Graph(ctx, repo.GraphOptions{At: heads, Catalog: cat, NoCode: true, Item: item, History: history})
 	if err != nil {
 		return nil, fmt.Errorf("index: graph: %w", err)
 	}

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -25,13 +24,9 @@ type Snapshots struct {
 	Diagnostics *object.ID `json:"diagnostics_snapshot,omitempty"`
 }
 
-// writeCommits writes the snapshot pointers of every commit in the
-// history of heads.
-func writeCommits(ctx context.Context, r *repo.Repo, heads []object.ID, dir string) error {
-	entries, err := r.Log(ctx, heads, 0)
-	if err != nil {
-		return fmt.Errorf("index: history: %w", err)
-	}
+// writeCommits writes the snapshot pointers of every commit of a
+// history (r.Log of the heads).
+func writeCommits(entries []*repo.Entry, dir string) error {
 	byID := make(map[object.ID]*object.Commit, len(entries))
 	ids := make([]object.ID, 0, len(entries))
 	for _, e := range entries {

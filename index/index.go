@@ -890,7 +890,12 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 			return nil, err
 		}
 		defer bg.close()
-		adj, err := collectGraph(ctx, r, m.Heads, bg)
+		// The history, walked once for the edge batches and the commits.
+		history, err := r.Log(ctx, m.Heads, 0)
+		if err != nil {
+			return nil, fmt.Errorf("index: history: %w", err)
+		}
+		adj, err := collectGraph(ctx, r, m.Heads, history, bg)
 		if err != nil {
 			return nil, err
 		}
@@ -899,7 +904,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		if err != nil {
 			return nil, err
 		}
-		return st, writeCommits(ctx, r, m.Heads, dir)
+		return st, writeCommits(history, dir)
 	case partCode:
 		pm.Heads, pm.Code, pm.CodeGraph = m.Heads, m.Code, m.CodeGraph
 		docs, err = collectCode(ctx, r, m.Heads, vs.get)

@@ -196,6 +196,10 @@ type GraphOptions struct {
 	// between its text and its graph. It is called from several
 	// goroutines at once, and must not change what it returns.
 	FileVersion func(object.ID) (*extract.FileVersion, error)
+	// History, if set, is r.Log of At (every entry, newest first), which
+	// the caller read already: the edge batches are read from it rather
+	// than walking the history again.
+	History []*Entry
 	// NoEvidence builds the adjacency alone, for a caller that reads
 	// only nodes, edge ends, labels and confidences (the index, whose
 	// code graph has a million edges): the code's edges are numbered as
@@ -236,7 +240,7 @@ func (r *Repo) Graph(ctx context.Context, opts GraphOptions) (*Graph, error) {
 	g := &Graph{Heads: heads, root: r.ProjectRoot(), repoID: r.Config.Repo.ID, narr: map[object.ID]*narrative.Node{},
 		items: map[object.ID]itemInfo{}, diags: map[object.ID]diagInfo{}}
 	if !opts.NoBatches {
-		if err := r.batchEdges(ctx, g); err != nil {
+		if err := r.batchEdges(ctx, g, opts.History); err != nil {
 			return nil, err
 		}
 	}
@@ -313,12 +317,16 @@ type added struct {
 	key           graph.EdgeKey
 }
 
-// batchEdges reads every edge batch in the history of g.Heads, oldest
-// commit first, and applies their tombstones.
-func (r *Repo) batchEdges(ctx context.Context, g *Graph) error {
-	entries, err := r.Log(ctx, g.Heads, 0)
-	if err != nil {
-		return err
+// batchEdges reads every edge batch in the history of g.Heads (history,
+// when not nil: r.Log of them), oldest commit first, and applies their
+// tombstones.
+func (r *Repo) batchEdges(ctx context.Context, g *Graph, history []*Entry) error {
+	entries := slices.Clone(history)
+	if history == nil {
+		var err error
+		if entries, err = r.Log(ctx, g.Heads, 0); err != nil {
+			return err
+		}
 	}
 	slices.Reverse(entries) // oldest first: the first among equal edges is the original assertion
 	index := make(map[object.ID]int, len(entries))
