@@ -479,3 +479,33 @@ func rewrite(t *testing.T, path string, data []byte) {
 		t.Fatal(err)
 	}
 }
+
+// TestPackedReadsConcurrent reads every packed object from several
+// goroutines at once: they share the .pack's open file.
+func TestPackedReadsConcurrent(t *testing.T) {
+	s, want := packStore(t)
+	packAll(t, s, want)
+	s2, err := NewStore(s.Dir(), StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for id, p := range want {
+				if _, got, err := s2.Get(id); err != nil || !bytes.Equal(got, p) {
+					errs <- fmt.Errorf("Get %s: %v", id.Short(), err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
