@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/graph"
@@ -412,4 +413,20 @@ func TestGraphStatus(t *testing.T) {
 	check(GraphStatus{Present: true, Nodes: 1, Reason: "the code changed"}, false)
 	openGraphOf(t, r).Close()
 	check(GraphStatus{Present: true, Fresh: true, Nodes: 1}, true)
+}
+
+// TestGraphStatusWithoutText: with the text segments gone, Check still
+// reports the graph's.
+func TestGraphStatusWithoutText(t *testing.T) {
+	r := testStore(t)
+	refresh(t, r)
+	openGraphOf(t, r).Close()
+	rewrite(t, r, partCode, docsFile, func([]byte) []byte { return []byte("damaged") })
+	st, err := Check(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(st.Reason, "damaged") || !st.Graph.Present || !st.Graph.Fresh {
+		t.Fatalf("status %+v", st)
+	}
 }

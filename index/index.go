@@ -721,12 +721,17 @@ func readManifest(dir string) *Manifest {
 func Check(r *repo.Repo) (*Status, error) {
 	st := &Status{}
 	ix, err := openCurrent(r)
-	if errors.Is(err, fs.ErrNotExist) {
-		st.Reason = "no index yet"
-		return st, nil
-	}
 	if err != nil {
-		st.Reason = "damaged: " + err.Error()
+		st.Reason = "no index yet"
+		if !errors.Is(err, fs.ErrNotExist) {
+			st.Reason = "damaged: " + err.Error()
+		}
+		// The graph's segments stand apart from the text's.
+		m, err := CurrentManifest(r)
+		if err != nil {
+			return nil, err
+		}
+		st.Graph = graphStatus(current(r), m)
 		return st, nil
 	}
 	defer ix.Close()

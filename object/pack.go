@@ -11,6 +11,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -30,8 +31,10 @@ import (
 // the other, and pack-<name>.idx, their sorted ids with a fan-out table,
 // offsets and lengths. <name> is the hex BLAKE3 of the .pack's contents
 // before its trailer, so a pack is immutable and named by what it holds.
-// A pack is used only once its .idx exists; readers look in loose files
-// first, then in the packs.
+// A pack is used only once its .idx exists. Get reads an object from a
+// pack it already knows first, else from its loose file, else from the
+// packs (listed again); the other readers (Open, Verify, WritePack) take
+// the loose file first.
 const (
 	packDir    = "pack"
 	packMagic  = "CTXPACK1"
@@ -58,17 +61,37 @@ type packIndex struct {
 	lens   []byte // count × u32
 	sum    ID     // the .pack's checksum
 
-	// The .pack, opened on the first read and kept open: reads share it
-	// (ReadAt), so that a read of a packed object costs one system call.
-	openOnce sync.Once
-	file     *os.File
-	fileErr  error
+	// The .pack, opened on the first read and kept open where an open
+	// file does not stop others from removing it (not on Windows): reads
+	// share it (ReadAt), so that a read of a packed object costs one
+	// system call. A failed open is not kept: the next read tries again.
+	mu   sync.Mutex
+	file *os.File
 }
 
-// packFile returns the open .pack.
-func (p *packIndex) packFile() (*os.File, error) {
-	p.openOnce.Do(func() { p.file, p.fileErr = os.Open(p.path) })
-	return p.file, p.fileErr
+// keepPacksOpen tells whether a .pack stays open between reads.
+var keepPacksOpen = runtime.GOOS != "windows"
+
+// packFile returns the open .pack, and a function to call when done with
+// it.
+func (p *packIndex) packFile() (*os.File, func(), error) {
+	if !keepPacksOpen {
+		f, err := os.Open(p.path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return f, func() { f.Close() }, nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.file == nil {
+		f, err := os.Open(p.path)
+		if err != nil {
+			return nil, nil, err
+		}
+		p.file = f
+	}
+	return p.file, func() {}, nil
 }
 
 func (p *packIndex) id(i int) []byte { return p.ids[i*IDSize : (i+1)*IDSize] }
@@ -300,6 +323,22 @@ func (s *Store) findPacked(id ID, reload int) (*packIndex, int, error) {
 	return nil, -1, nil
 }
 
+// knownPacked returns the pack among those already listed that holds
+// id, and its position; nil if none does. It lists the packs only if
+// they never were.
+func (s *Store) knownPacked(id ID) (*packIndex, int) {
+	packs, err := s.packList(noReload)
+	if err != nil {
+		return nil, -1
+	}
+	for _, p := range packs {
+		if i := p.find(id); i >= 0 {
+			return p, i
+		}
+	}
+	return nil, -1
+}
+
 // readPacked returns the stored bytes of a packed object; fs.ErrNotExist
 // when no pack has it.
 func (s *Store) readPacked(id ID) ([]byte, error) {
@@ -319,10 +358,11 @@ func (p *packIndex) read(id ID, i int) ([]byte, error) {
 	if n > MaxPackedObject {
 		return nil, fmt.Errorf("%w: pack-%s.idx: entry of %s is %d bytes", ErrPackCorrupt, p.name, id.Short(), n)
 	}
-	f, err := p.packFile()
+	f, done, err := p.packFile()
 	if err != nil {
 		return nil, fmt.Errorf("pack-%s.pack: %w", p.name, err)
 	}
+	defer done()
 	b := make([]byte, n)
 	if _, err := f.ReadAt(b, off); err != nil {
 		return nil, fmt.Errorf("%w: pack-%s.pack: entry of %s: %v", ErrHashMismatch, p.name, id.Short(), err)

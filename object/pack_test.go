@@ -8,8 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -507,5 +509,89 @@ func TestPackedReadsConcurrent(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// TestVerifyLooseCopyOfPacked damages the loose copy of an object that a
+// pack holds too: Get serves the pack's copy, and Verify, which checks
+// the loose copy as every reader but Get takes it first, reports it.
+func TestVerifyLooseCopyOfPacked(t *testing.T) {
+	s, want := packStore(t)
+	id := ids(want)[0]
+	loose, err := os.ReadFile(s.path(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	packAll(t, s, want)
+	loose[len(loose)/2] ^= 0xff
+	if err := os.MkdirAll(filepath.Dir(s.path(id)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.path(id), loose, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := NewStore(s.Dir(), StoreOptions{})
+	if _, p, err := s2.Get(id); err != nil || !bytes.Equal(p, want[id]) {
+		t.Fatalf("Get: %v", err)
+	}
+	if _, _, err := s2.Verify(id); !errors.Is(err, ErrHashMismatch) {
+		t.Fatalf("Verify of a damaged loose copy: %v, want ErrHashMismatch", err)
+	}
+}
+
+// TestPackOpenRetried: a .pack that cannot be opened (moved away for a
+// moment, or no file descriptor left) fails a read; once it can, the next
+// read opens it.
+func TestPackOpenRetried(t *testing.T) {
+	s, want := packStore(t)
+	base, _ := packAll(t, s, want)
+	s2, _ := NewStore(s.Dir(), StoreOptions{})
+	id := ids(want)[0]
+	if err := os.Rename(base+".pack", base+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s2.Get(id); err == nil {
+		t.Fatal("Get without the .pack succeeded")
+	}
+	if err := os.Rename(base+".away", base+".pack"); err != nil {
+		t.Fatal(err)
+	}
+	if _, p, err := s2.Get(id); err != nil || !bytes.Equal(p, want[id]) {
+		t.Fatalf("Get once the .pack is back: %v", err)
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	// Out of file descriptors while the pack is listed: the open fails,
+	// and is not remembered as failed.
+	s3, _ := NewStore(s.Dir(), StoreOptions{})
+	if _, err := s3.packList(fullReload); err != nil {
+		t.Fatal(err)
+	}
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	// The lowest free descriptor is the next one an open gets: a limit
+	// there leaves none.
+	probe, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	low := lim
+	low.Cur = uint64(probe.Fd())
+	probe.Close()
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip(err)
+	}
+	_, _, err = s3.Get(id)
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	if err == nil {
+		t.Skip("the read needed no new file descriptor")
+	}
+	if _, p, err := s3.Get(id); err != nil || !bytes.Equal(p, want[id]) {
+		t.Fatalf("Get once descriptors are free again: %v", err)
 	}
 }

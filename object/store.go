@@ -192,7 +192,7 @@ func (s *Store) readCanonical(id ID) ([]byte, error) {
 // looking for a loose file (the copies are the same bytes): one system
 // call. A pack entry that fails to verify leaves the loose copy to try.
 func (s *Store) readStored(id ID) ([]byte, int64, error) {
-	if p, i, err := s.findPacked(id, noReload); err == nil && p != nil {
+	if p, i := s.knownPacked(id); p != nil {
 		if stored, err := p.read(id, i); err == nil {
 			if canon, err := s.decodeStored(id, stored); err == nil {
 				return canon, int64(len(stored)), nil
@@ -591,7 +591,10 @@ type Info struct {
 // blob). Blobs of any size are checked in constant memory.
 func (s *Store) Verify(id ID) (Info, []byte, error) {
 	info := Info{ID: id}
-	canon, stored, err := s.readStored(id)
+	// The loose copy first, as every reader but Get takes it: a damaged
+	// loose file must be found though the object is packed too
+	// (VerifyPacks checks the packs).
+	canon, stored, err := s.readStoredAt(s.path(id), id)
 	info.Stored = stored
 	if errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrHashMismatch) {
 		// Only loose objects are this large: packs take none over
