@@ -430,3 +430,31 @@ func TestGraphStatusWithoutText(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 }
+
+// TestGraphDeltaOverEmptyBase: a code graph of no node (a project of no
+// code yet) is extended by a delta when code arrives, and the delta
+// removes it all again.
+func TestGraphDeltaOverEmptyBase(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	ingestFiles(t, r, map[string]string{"notes.txt": "no code yet\n"})
+	openGraphOf(t, r).Close()
+	if cur := current(r); readManifest(cur[partCodeGraph]).Nodes != 0 {
+		t.Fatalf("a code graph of %d nodes", readManifest(cur[partCodeGraph]).Nodes)
+	}
+	for _, step := range []struct {
+		files  map[string]string
+		remove []string
+	}{
+		{files: map[string]string{"go.mod": "module example.com/p\n\ngo 1.22\n", "p/a.go": "package p\n\nfunc A() { B() }\n\nfunc B() {}\n"}},
+		{remove: []string{"p/a.go"}},
+	} {
+		before := graphDeltaName(r)
+		ingestFiles(t, r, step.files, step.remove...)
+		gx := openGraphOf(t, r)
+		if d := graphDeltaName(r); d == "" || d == before {
+			t.Fatal("no code graph delta")
+		}
+		equalGraphs(t, gx, fullGraphOf(t, r))
+		gx.Close()
+	}
+}
