@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,33 +81,9 @@ func currentManifest(r *repo.Repo, built *Manifest) (*Manifest, error) {
 	} else if m.Code, m.CodeGraph, err = codeKeys(r, m.Heads); err != nil {
 		return nil, err
 	}
-	root := r.Narrative().Root
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) && p == root {
-				return fs.SkipDir
-			}
-			return err
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(root, p)
-		if err != nil {
-			return err
-		}
-		m.Narrative = append(m.Narrative, FileStat{Path: filepath.ToSlash(rel), Size: info.Size(), ModNano: info.ModTime().UnixNano()})
-		return nil
-	})
-	if err != nil {
+	if m.Narrative, err = narrativeStats(r.Narrative().Root); err != nil {
 		return nil, fmt.Errorf("index: narrative files: %w", err)
 	}
-	// WalkDir visits in lexical order of names; sort by path all the same.
-	slices.SortFunc(m.Narrative, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
 	return m, nil
 }
 

@@ -1,0 +1,102 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/ctx-dev/ctx/internal/parallel"
+)
+
+// narrativeStats returns the stat data of every regular file under root
+// (symbolic links not followed), sorted by path, relative to root and
+// slash-separated; none when root does not exist. A file removed while
+// it is read is left out, as a listing a moment later would. Every
+// reading command runs it: each file is one stat relative to its open
+// directory, on every core when there are many.
+func narrativeStats(root string) ([]FileStat, error) {
+	type file struct {
+		dir  *os.File
+		rel  string // slash-separated, relative to root
+		name string
+	}
+	var files []file
+	var dirs []*os.File
+	defer func() {
+		for _, d := range dirs {
+			d.Close()
+		}
+	}()
+	queue := []string{""}
+	for len(queue) > 0 {
+		rel := queue[0]
+		queue = queue[1:]
+		d, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			if rel == "" && errors.Is(err, fs.ErrNotExist) {
+				return nil, nil
+			}
+			if rel != "" && errors.Is(err, fs.ErrNotExist) {
+				continue // removed since listed
+			}
+			return nil, err
+		}
+		dirs = append(dirs, d)
+		entries, err := d.ReadDir(-1)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			p := path.Join(rel, e.Name())
+			switch {
+			case e.IsDir():
+				queue = append(queue, p)
+			case e.Type().IsRegular():
+				files = append(files, file{d, p, e.Name()})
+			}
+		}
+	}
+	out := make([]FileStat, len(files))
+	gone := make([]bool, len(files))
+	stat := func(i int) error {
+		size, mod, err := statAt(files[i].dir, files[i].name)
+		if errors.Is(err, fs.ErrNotExist) {
+			gone[i] = true
+			return nil
+		}
+		out[i] = FileStat{Path: files[i].rel, Size: size, ModNano: mod}
+		return err
+	}
+	const perWorker = 256
+	if len(files) <= perWorker {
+		for i := range files {
+			if err := stat(i); err != nil {
+				return nil, err
+			}
+		}
+	} else if err := parallel.Do(context.Background(), (len(files)+perWorker-1)/perWorker, func(c int) error {
+		for i := c * perWorker; i < min(len(files), (c+1)*perWorker); i++ {
+			if err := stat(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	k := 0
+	for i := range out {
+		if !gone[i] {
+			out[k] = out[i]
+			k++
+		}
+	}
+	out = out[:k]
+	slices.SortFunc(out, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}

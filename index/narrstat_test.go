@@ -1,0 +1,117 @@
+package index
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// walkStats is what narrativeStats replaces: filepath.WalkDir with a stat
+// of each regular file.
+func walkStats(root string) ([]FileStat, error) {
+	var out []FileStat
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) && p == root {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() || !d.Type().IsRegular() {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		out = append(out, FileStat{Path: filepath.ToSlash(rel), Size: info.Size(), ModNano: info.ModTime().UnixNano()})
+		return nil
+	})
+	slices.SortFunc(out, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
+	return out, err
+}
+
+// TestNarrativeStats checks narrativeStats against a walk of the tree:
+// nested directories, names that sort differently as paths and as
+// names, symbolic links (to files and directories: not followed), an
+// empty directory, many files (statted on every core), and no directory.
+func TestNarrativeStats(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "narrative")
+	write := func(rel, content string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := narrativeStats(root); err != nil || len(got) != 0 {
+		t.Fatalf("no directory: %v, %v", got, err)
+	}
+	write("README.md", "# narrative\n")
+	write("decisions.md", "")
+	write("log/2026-11-23.md", "log\n")
+	write("a-b/x.md", "x")
+	write("a/b/c.md", "deep")
+	write("a.b", "dot")
+	for i := range 700 {
+		write(fmt.Sprintf("observations/o%d.md", i), strings.Repeat("o", i))
+	}
+	if err := os.MkdirAll(filepath.Join(root, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "README.md"), filepath.Join(root, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "log"), filepath.Join(root, "logs")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := narrativeStats(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := walkStats(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("narrativeStats: %d files, walk: %d\n%v\n%v", len(got), len(want), got[:min(5, len(got))], want[:min(5, len(want))])
+	}
+	if len(got) < 700 {
+		t.Fatalf("%d files", len(got))
+	}
+}
+
+func BenchmarkNarrativeStats(b *testing.B) {
+	root := b.TempDir()
+	for i := range 5000 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("observation-%d.md", i)), []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("narrativeStats", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := narrativeStats(root); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("walk", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := walkStats(root); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
