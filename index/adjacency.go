@@ -359,8 +359,10 @@ func openGraphPart(dir string, m *Manifest) (*graphPart, error) {
 }
 
 // lookup returns the first node named name.
-func (p *graphPart) lookup(name string) (uint32, bool, error) {
-	nums, err := p.named(name)
+func (p *graphPart) lookup(name string) (uint32, bool, error) { return first(p.named(name)) }
+
+// first returns the first of nums; false when there is none or err.
+func first(nums []uint32, err error) (uint32, bool, error) {
 	if err != nil || len(nums) == 0 {
 		return 0, false, err
 	}

@@ -51,7 +51,7 @@ type codeDelta struct {
 	dead       []uint32     // sorted, distinct, < base documents
 	ins        []uint32     // non-decreasing, <= base documents; one per delta document
 	rank       []uint32     // per delta document: its number in the code part
-	runs       []baseRun    // the base's live documents, by runs of consecutive numbers
+	runs       runList      // the base's live documents, by runs of consecutive numbers
 	deadTokens uint64
 }
 
@@ -59,6 +59,29 @@ type codeDelta struct {
 // base documents b..b+n-1 are the code part's v..v+n-1. Between two runs
 // lie dead documents (in the base) or delta documents (in the code part).
 type baseRun struct{ v, b, n uint32 }
+
+// runList is the runs of a base's live entries (documents or nodes), in
+// order: baseRuns.
+type runList []baseRun
+
+// toBase returns the base number of v, false when v is not a live base
+// entry (it is the delta's, or past the end).
+func (runs runList) toBase(v uint32) (uint32, bool) {
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].v+runs[i].n > v })
+	if i == len(runs) || runs[i].v > v {
+		return 0, false
+	}
+	return runs[i].b + v - runs[i].v, true
+}
+
+// fromBase returns the number of base entry b, false when b is dead.
+func (runs runList) fromBase(b uint32) (uint32, bool) {
+	i := sort.Search(len(runs), func(i int) bool { return runs[i].b+runs[i].n > b })
+	if i == len(runs) || runs[i].b > b {
+		return 0, false
+	}
+	return runs[i].v + b - runs[i].b, true
+}
 
 func (d *codeDelta) close() error {
 	return errors.Join(d.seg.close(), d.tbl.Close())
@@ -168,8 +191,8 @@ func ranks(dead, ins []uint32) []uint32 {
 // baseRuns returns the runs of live base documents (see baseRun) of a
 // base of nb documents with the dead documents and insertion points of a
 // delta: one walk of both lists.
-func baseRuns(nb uint32, dead, ins []uint32) []baseRun {
-	var runs []baseRun
+func baseRuns(nb uint32, dead, ins []uint32) runList {
+	var runs runList
 	var v, b uint32
 	di, ii := 0, 0
 	for b < nb {
@@ -238,12 +261,10 @@ func (c *codePart) locate(v uint32) (*segment, uint32) {
 	if j < len(d.rank) && d.rank[j] == v {
 		return d.seg, uint32(j)
 	}
-	// A live base document: in the last run that starts at or before v.
-	i := sort.Search(len(d.runs), func(i int) bool { return d.runs[i].v > v }) - 1
-	if i < 0 || v-d.runs[i].v >= d.runs[i].n {
-		return c.base, c.base.stats.Docs // no such document: its read fails
+	if b, ok := d.runs.toBase(v); ok {
+		return c.base, b
 	}
-	return c.base, d.runs[i].b + (v - d.runs[i].v)
+	return c.base, c.base.stats.Docs // no such document: its read fails
 }
 
 // lookup returns the code part's documents under a key.
@@ -789,32 +810,42 @@ func changedAcrossHeads(r *repo.Repo, was, now []*object.Commit, budget int) (ma
 }
 
 // insertionPoints returns, for each of docs (in docOrder), how many of
-// base's documents sort before it: a binary search of the base's records
-// each, from where the previous one stopped.
+// base's documents sort before it.
 func insertionPoints(base *segment, docs []Doc) ([]uint32, error) {
-	ins := make([]uint32, len(docs))
-	nb := int(base.stats.Docs)
-	lo := 0
+	return sortedBefore(base.stats.Docs, len(docs), func(b uint32, j int) (bool, error) {
+		v, err := base.record(b)
+		if err != nil {
+			return false, err
+		}
+		bd, _, err := decodeRecordOpts(v, false)
+		if err != nil {
+			return false, err
+		}
+		return docOrder(&bd, &docs[j]) >= 0, nil
+	})
+}
+
+// sortedBefore returns, for each of n new entries in order, how many of
+// a base's nb entries sort before it, given atOrAfter(b, j): whether base
+// entry b sorts at or after new entry j. A binary search each, from where
+// the previous one stopped; the first error stops it.
+func sortedBefore(nb uint32, n int, atOrAfter func(b uint32, j int) (bool, error)) ([]uint32, error) {
+	ins := make([]uint32, n)
+	lo := uint32(0)
 	var ferr error
-	for j := range docs {
-		k := lo + sort.Search(nb-lo, func(i int) bool {
+	for j := range n {
+		k := lo + uint32(sort.Search(int(nb-lo), func(i int) bool {
 			if ferr != nil {
 				return true
 			}
-			v, err := base.record(uint32(lo + i))
-			if err == nil {
-				var bd Doc
-				if bd, _, err = decodeRecordOpts(v, false); err == nil {
-					return docOrder(&bd, &docs[j]) >= 0
-				}
-			}
+			ok, err := atOrAfter(lo+uint32(i), j)
 			ferr = err
-			return true
-		})
+			return ok || err != nil
+		}))
 		if ferr != nil {
 			return nil, ferr
 		}
-		ins[j], lo = uint32(k), k
+		ins[j], lo = k, k
 	}
 	return ins, nil
 }

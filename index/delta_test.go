@@ -226,25 +226,14 @@ func FuzzDeltaTable(f *testing.F) {
 	defer base.close()
 	dir := cur[partDelta]
 	f.Fuzz(func(t *testing.T, dead, ins []byte, tokens uint64, counts []byte) {
-		var buf bytes.Buffer
-		w := table.NewWriter(&buf, "delta")
-		w.Add([]byte(deltaDead), dead)
-		w.Add([]byte(deltaIns), ins)
-		w.Add([]byte(deltaTokens), binary.AppendUvarint(nil, tokens))
+		kvs := [][2][]byte{{[]byte(deltaDead), dead}, {[]byte(deltaIns), ins}, {[]byte(deltaTokens), binary.AppendUvarint(nil, tokens)}}
 		// Counts for terms the reads below ask for, and a bad value.
 		for i, term := range []string{"a", "client", "connect", "serve"} {
 			if i < len(counts) {
-				w.Add([]byte(deltaTerm+term), []byte{counts[i]})
+				kvs = append(kvs, [2][]byte{[]byte(deltaTerm + term), {counts[i]}})
 			}
 		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, deltaFile)
-		os.Remove(path)
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeDeltaTable(t, dir, kvs...)
 		d, err := openDelta(dir, base)
 		if err != nil {
 			return
@@ -269,6 +258,27 @@ func FuzzDeltaTable(f *testing.F) {
 			c.lookup(nsFile, key)
 		}
 	})
+}
+
+// writeDeltaTable replaces the delta.tbl of the segment in dir with one
+// of the keys and values kvs, in key order.
+func writeDeltaTable(t *testing.T, dir string, kvs ...[2][]byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := table.NewWriter(&buf, "delta")
+	for _, kv := range kvs {
+		if err := w.Add(kv[0], kv[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, deltaFile)
+	os.Remove(path)
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestUseRebuildsDamaged damages the records of docs.tbl, which opening

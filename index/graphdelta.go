@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
@@ -61,7 +60,7 @@ type codeGraph struct {
 	tbl   *table.Table // the delta's delta.tbl
 	dead  []uint32     // base nodes the delta removed: sorted, distinct
 	ins   []uint32     // per delta node, in order: the base nodes before it
-	runs  []baseRun    // the base's live nodes by runs of consecutive numbers
+	runs  runList      // the base's live nodes by runs of consecutive numbers
 	count uint32       // nodes
 }
 
@@ -120,11 +119,7 @@ func (c *codeGraph) fromBase(b uint32) (uint32, bool) {
 	if c.delta == nil {
 		return b, true
 	}
-	i := sort.Search(len(c.runs), func(i int) bool { return c.runs[i].b+c.runs[i].n > b })
-	if i == len(c.runs) || c.runs[i].b > b {
-		return 0, false
-	}
-	return c.runs[i].v + b - c.runs[i].b, true
+	return c.runs.fromBase(b)
 }
 
 // toBase returns node v's number in the base; false when it is the
@@ -133,11 +128,7 @@ func (c *codeGraph) toBase(v uint32) (uint32, bool) {
 	if c.delta == nil {
 		return v, true
 	}
-	i := sort.Search(len(c.runs), func(i int) bool { return c.runs[i].v+c.runs[i].n > v })
-	if i == len(c.runs) || c.runs[i].v > v {
-		return 0, false
-	}
-	return c.runs[i].b + v - c.runs[i].v, true
+	return c.runs.toBase(v)
 }
 
 // named returns the nodes named name, in increasing order.
@@ -162,13 +153,7 @@ func (c *codeGraph) named(name string) ([]uint32, error) {
 }
 
 // lookup returns the first node named name.
-func (c *codeGraph) lookup(name string) (uint32, bool, error) {
-	nums, err := c.named(name)
-	if err != nil || len(nums) == 0 {
-		return 0, false, err
-	}
-	return nums[0], true, nil
-}
+func (c *codeGraph) lookup(name string) (uint32, bool, error) { return first(c.named(name)) }
 
 // lookupID returns the number of node id.
 func (c *codeGraph) lookupID(id graph.NodeID) (uint32, bool, error) {
@@ -237,6 +222,10 @@ type edgeKey struct {
 	from, to object.ID
 	label    uint8 // index in graph.Labels
 }
+
+// dirsOf is the adj.tbl key bytes of a direction, by confidence: out of
+// a node (0), into it (1).
+var dirsOf = [2][3]byte{dirOut, dirIn}
 
 // listEdit moves a neighbour of a node between lists: out of the list of
 // confidence rank from, into that of rank to (3: none).
@@ -425,10 +414,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 		nl := &nodeLists{id: id}
 		alive := false
 		for d, es := range edits[id] {
-			dirs := dirOut
-			if d == 1 {
-				dirs = dirIn
-			}
+			dirs := dirsOf[d]
 			if len(es) == 0 {
 				// Untouched: the base's lists stay, if it has any.
 				if b.ok && !alive {
@@ -505,28 +491,14 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 	}
 
 	// Number the new nodes among the base's live ones.
-	ins := make([]uint32, len(fresh))
-	lo := uint32(0)
-	var ferr error
-	for j, n := range fresh {
-		k := lo + uint32(sort.Search(int(base.count-lo), func(i int) bool {
-			if ferr != nil {
-				return true
-			}
-			bn, err := base.node(lo + uint32(i))
-			if err != nil {
-				ferr = err
-				return true
-			}
-			return nodeOrder(bn, n) >= 0
-		}))
-		if ferr != nil {
-			return nil, ferr
-		}
-		ins[j], lo = k, k
+	ins, err := sortedBefore(base.count, len(fresh), func(b uint32, j int) (bool, error) {
+		bn, err := base.node(b)
+		return nodeOrder(bn, fresh[j]) >= 0, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	rank := ranks(dead, ins)
-	cg := &codeGraph{base: base, delta: &graphPart{}, dead: dead, ins: ins, runs: baseRuns(base.count, dead, ins)}
+	rank, runs := ranks(dead, ins), baseRuns(base.count, dead, ins)
 	count := base.count - uint32(len(dead)) + uint32(len(fresh))
 	freshNum := make(map[object.ID]uint32, len(fresh))
 	for j, n := range fresh {
@@ -536,7 +508,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 		if !ref.base {
 			return freshNum[ref.added], nil
 		}
-		v, ok := cg.fromBase(ref.num)
+		v, ok := runs.fromBase(ref.num)
 		if !ok {
 			return 0, fmt.Errorf("%w: code graph: an edge to a removed node", ErrCorrupt)
 		}
@@ -555,11 +527,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 			if !nl.touched[d] {
 				continue
 			}
-			dirs := dirOut
-			if d == 1 {
-				dirs = dirIn
-			}
-			for c, dir := range dirs {
+			for c, dir := range dirsOf[d] {
 				prefix := binary.BigEndian.AppendUint32([]byte{dir}, v)
 				entries = append(entries, adjEntry{key: prefix})
 				for label, l := range nl.lists[d][c] {

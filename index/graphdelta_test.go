@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -264,18 +263,7 @@ func FuzzGraphDeltaTable(f *testing.F) {
 	}
 	names := []string{"file:net/client.go", "file:net/server.go", "item:example.com/m/net.Serve", "package:example.com/m/net"}
 	f.Fuzz(func(t *testing.T, dead, ins []byte) {
-		var buf bytes.Buffer
-		w := table.NewWriter(&buf, "delta")
-		w.Add([]byte(deltaDead), dead)
-		w.Add([]byte(deltaIns), ins)
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(dir, deltaFile)
-		os.Remove(path)
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeDeltaTable(t, dir, [2][]byte{[]byte(deltaDead), dead}, [2][]byte{[]byte(deltaIns), ins})
 		c, err := openCodeGraph(cur[partCodeGraph], dir)
 		if err != nil {
 			return
