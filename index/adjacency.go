@@ -510,7 +510,7 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	dirs := current(r)
 	var built *Manifest
 	if dirs[partCode] != "" {
-		built = codeBuiltAs(dirs)
+		built = builtAs(dirs, partCode)
 	}
 	m, err := currentManifest(r, built)
 	if err != nil {
@@ -519,13 +519,10 @@ func OpenGraph(ctx context.Context, r *repo.Repo) (*GraphIndex, error) {
 	// graphParts returns the manifests of the graph segments of dirs;
 	// false when either is missing.
 	graphParts := func(dirs [nDirs]string) (ms [nParts]*Manifest, ok bool) {
-		for _, part := range []int{partGraph, partCodeGraph} {
-			if dirs[part] == "" {
-				return ms, false
-			}
-			ms[part] = readManifest(dirs[part])
+		if dirs[partGraph] == "" || dirs[partCodeGraph] == "" {
+			return ms, false
 		}
-		ms[partCodeGraph] = codeGraphBuiltAs(dirs)
+		ms[partGraph], ms[partCodeGraph] = readManifest(dirs[partGraph]), builtAs(dirs, partCodeGraph)
 		return ms, true
 	}
 	// Fresh segments that do not open are damaged (a manifest does not

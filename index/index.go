@@ -682,25 +682,18 @@ func partFresh(part int, built, m *Manifest) bool {
 	return !built.Code.IsZero() && built.Code == m.Code
 }
 
-// codeBuiltAs returns the manifest of the code as the segments of dirs
-// hold it: the delta's when there is one (it records what the code
-// segment would), else the code segment's; nil if it cannot be read.
-func codeBuiltAs(dirs [nDirs]string) *Manifest {
-	if dirs[partDelta] != "" {
-		return readManifest(dirs[partDelta])
-	}
-	return readManifest(dirs[partCode])
-}
+// deltaOf is the delta segment that may extend a part's segment; 0 (the
+// code's own number, never a delta) for none.
+var deltaOf = [nParts]int{partCode: partDelta, partCodeGraph: partGraphDelta}
 
-// codeGraphBuiltAs returns the manifest of the code graph as the segments
-// of dirs hold it: the code graph delta's when there is one (it records
-// what the code graph segment would), else the code graph segment's; nil
-// if it cannot be read.
-func codeGraphBuiltAs(dirs [nDirs]string) *Manifest {
-	if dirs[partGraphDelta] != "" {
-		return readManifest(dirs[partGraphDelta])
+// builtAs returns the manifest of a part as the segments of dirs hold
+// it: its delta's when there is one (it records what the part's segment
+// would), else the part's segment's; nil if it cannot be read.
+func builtAs(dirs [nDirs]string, part int) *Manifest {
+	if d := deltaOf[part]; d != 0 && dirs[d] != "" {
+		return readManifest(dirs[d])
 	}
-	return readManifest(dirs[partCodeGraph])
+	return readManifest(dirs[part])
 }
 
 // readManifest reads a segment's manifest; nil if it cannot.
@@ -767,7 +760,7 @@ func graphStatus(dirs [nDirs]string, m *Manifest) GraphStatus {
 	if dirs[partGraph] == "" || dirs[partCodeGraph] == "" {
 		return GraphStatus{Reason: "not built yet"}
 	}
-	code, rest := codeGraphBuiltAs(dirs), readManifest(dirs[partGraph])
+	code, rest := builtAs(dirs, partCodeGraph), readManifest(dirs[partGraph])
 	gs := GraphStatus{Present: true}
 	if code != nil {
 		gs.Nodes = code.Nodes
@@ -1000,15 +993,7 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		if cur[part] == "" {
 			continue
 		}
-		var built *Manifest
-		switch part {
-		case partCode:
-			built = codeBuiltAs(cur)
-		case partCodeGraph:
-			built = codeGraphBuiltAs(cur)
-		default:
-			built = readManifest(cur[part])
-		}
+		built := builtAs(cur, part)
 		if !want[part] || opts.IfStale && partFresh(part, built, m) {
 			build[part] = false
 		}
