@@ -1,6 +1,7 @@
 package narrative
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
@@ -28,30 +30,45 @@ func (s *Space) Load() (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Catalog{Nodes: map[ID]*Node{}}
+	var paths []string
 	for _, f := range files {
-		if !strings.HasSuffix(f.Path, ".md") {
-			continue
+		if strings.HasSuffix(f.Path, ".md") {
+			paths = append(paths, f.Path)
 		}
-		src, err := regfile.Read(filepath.Join(s.Root, filepath.FromSlash(f.Path)), maxFile)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // removed while we walked
-			}
-			msg := "cannot be read"
-			switch {
-			case errors.Is(err, regfile.ErrTooLarge):
-				msg = fmt.Sprintf("larger than %d MiB: not read", maxFile>>20)
-			case errors.Is(err, regfile.ErrNotRegular):
-				msg = "not a regular file: not read"
-			}
-			c.Problems = append(c.Problems, Problem{Path: f.Path, Msg: msg})
-			continue
-		}
-		c.add(f.Path, src)
+	}
+	// Files are read and parsed on every core, then added in path order,
+	// so that which of two copies of a node wins stays the same.
+	parsed := make([]parsedFile, len(paths))
+	_ = parallel.Do(context.Background(), len(paths), func(i int) error {
+		parsed[i] = s.parseFile(paths[i])
+		return nil
+	})
+	c := &Catalog{Nodes: map[ID]*Node{}}
+	for _, p := range parsed {
+		c.add(p)
 	}
 	c.finish()
 	return c, nil
+}
+
+// parseFile reads and parses the narrative file at path (relative to the
+// space's root).
+func (s *Space) parseFile(path string) parsedFile {
+	src, err := regfile.Read(filepath.Join(s.Root, filepath.FromSlash(path)), maxFile)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return parsedFile{} // removed while we walked: nothing to add
+		}
+		msg := "cannot be read"
+		switch {
+		case errors.Is(err, regfile.ErrTooLarge):
+			msg = fmt.Sprintf("larger than %d MiB: not read", maxFile>>20)
+		case errors.Is(err, regfile.ErrNotRegular):
+			msg = "not a regular file: not read"
+		}
+		return parsedFile{problems: []Problem{{Path: path, Msg: msg}}}
+	}
+	return parse(path, src)
 }
 
 // FileSource is the content of a narrative file, for CatalogOf.
@@ -69,7 +86,7 @@ func CatalogOf(files []FileSource) *Catalog {
 	c := &Catalog{Nodes: map[ID]*Node{}}
 	for _, f := range files {
 		if strings.HasSuffix(f.Path, ".md") {
-			c.add(f.Path, f.Src)
+			c.add(parse(f.Path, f.Src))
 		}
 	}
 	c.finish()
@@ -100,18 +117,32 @@ func ConflictLine(src []byte) int {
 	return 0
 }
 
-// add parses one file into the catalog; files come in path order.
-func (c *Catalog) add(path string, src []byte) {
+// parsedFile is one narrative file, parsed.
+type parsedFile struct {
+	node     *Node // nil if the file holds no node, or a broken one
+	problems []Problem
+}
+
+// parse parses one file.
+func parse(path string, src []byte) parsedFile {
+	var p parsedFile
 	if line := ConflictLine(src); line > 0 {
-		c.Problems = append(c.Problems, Problem{Path: path, Line: line, Msg: ConflictHelp})
+		p.problems = append(p.problems, Problem{Path: path, Line: line, Msg: ConflictHelp})
 	}
 	n, probs := ParseNode(path, src)
-	c.Problems = append(c.Problems, probs...)
+	p.node, p.problems = n, append(p.problems, probs...)
+	return p
+}
+
+// add adds a parsed file to the catalog; files come in path order.
+func (c *Catalog) add(p parsedFile) {
+	c.Problems = append(c.Problems, p.problems...)
+	n := p.node
 	if n == nil {
 		return
 	}
 	if first, dup := c.Nodes[n.ID]; dup {
-		c.Problems = append(c.Problems, Problem{Path: path, Line: n.Line,
+		c.Problems = append(c.Problems, Problem{Path: n.Path, Line: n.Line,
 			Msg: fmt.Sprintf("node id %s is also in %s (copied file?): this one is ignored; give it a new id", n.ID, first.Path)})
 		return
 	}

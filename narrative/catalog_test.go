@@ -2,6 +2,9 @@ package narrative
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -292,5 +295,73 @@ func TestConflictLine(t *testing.T) {
 	c := CatalogOf([]FileSource{{Path: "log/2026-11-22.md", Src: []byte("# 2026-11-22\n<<<<<<< HEAD\n- 10:00 a\n=======\n- 10:00 b\n>>>>>>> x\n")}})
 	if len(c.Problems) != 1 || c.Problems[0].Line != 2 || !strings.Contains(c.Problems[0].Msg, "conflict markers") {
 		t.Errorf("problems = %+v", c.Problems)
+	}
+}
+
+// TestLoadInPathOrder checks that Load, which parses files on every core,
+// gives the catalog CatalogOf gives when it parses the same files one by
+// one in path order: the same nodes, the same problems in the same order,
+// and of two files with one node id the first by path wins.
+func TestLoadInPathOrder(t *testing.T) {
+	s := newSpace(t)
+	var first *Node
+	for i := range 300 {
+		n := mustAdd(t, s, NewNode{Type: Fact, Content: fmt.Sprintf("Fact %d\n\nbody of fact %d", i, i), Tags: []string{fmt.Sprint("t", i%7)}})
+		if i == 0 {
+			first = n
+		}
+	}
+	src, err := os.ReadFile(filepath.Join(s.Root, filepath.FromSlash(first.Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Copies of the first node's file, before and after it by path, a
+	// file with conflict markers, one whose comment is broken and one
+	// that is not UTF-8.
+	extra := map[string][]byte{
+		"facts/0-copy.md":        src,
+		"facts/zz-copy.md":       src,
+		"facts/conflict.md":      []byte("# C\n<<<<<<< HEAD\na\n=======\nb\n>>>>>>> x\n"),
+		"facts/broken.md":        []byte("<!-- ctx:node id: -->\n# B\n"),
+		"facts/not-utf8.md":      []byte("<!-- ctx:node \xff -->\n"),
+		"facts/not-markdown.txt": []byte("<!-- ctx:node -->"),
+	}
+	for p, b := range extra {
+		if err := os.WriteFile(filepath.Join(s.Root, filepath.FromSlash(p)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := s.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srcs []FileSource
+	for _, f := range files {
+		b, err := os.ReadFile(filepath.Join(s.Root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, FileSource{Path: f.Path, Src: b})
+	}
+	want := CatalogOf(srcs)
+	for range 3 {
+		got, err := s.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.IDs(), want.IDs()) || len(got.IDs()) != 300 {
+			t.Fatalf("Load has %d ids, CatalogOf %d (want 300)", len(got.IDs()), len(want.IDs()))
+		}
+		for _, id := range want.IDs() {
+			if g, w := got.Nodes[id], want.Nodes[id]; g.Path != w.Path || g.Content != w.Content || !slices.Equal(g.Tags, w.Tags) {
+				t.Fatalf("node %s: Load %s %q, CatalogOf %s %q", id, g.Path, g.Content, w.Path, w.Content)
+			}
+		}
+		if got.Nodes[first.ID].Path != "facts/0-copy.md" {
+			t.Errorf("node %s is read from %s, want the first file by path", first.ID, got.Nodes[first.ID].Path)
+		}
+		if !slices.Equal(got.Problems, want.Problems) || len(got.Problems) < 4 {
+			t.Fatalf("problems:\nLoad     %+v\nCatalogOf %+v", got.Problems, want.Problems)
+		}
 	}
 }

@@ -40,7 +40,10 @@ func Open(path string) (*os.File, error) {
 
 // Read returns the content of the regular file at path, which must not be
 // larger than max bytes (max < 0: no limit).
-func Read(path string, max int64) ([]byte, error) {
+func Read(path string, max int64) ([]byte, error) { return read(path, max) }
+
+// readFile is Read through an *os.File, for systems without read_unix.go.
+func readFile(path string, max int64) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
