@@ -310,6 +310,7 @@ printf 'package main\n\nfunc main() {}\n' >"$WORK/hello/main.go"
 log "building the timing helper and the empty Go program"
 (cd "$WORK/tool" && GOWORK=off GOFLAGS= go build -o "$WORK/bin/tool" .) || die "building the timing helper failed"
 (cd "$WORK/hello" && GOWORK=off GOFLAGS= go build -o "$WORK/bin/hello" .) || die "building the empty Go program failed"
+(cd "$REPO_ROOT" && go build -o "$WORK/bin/depsfloor" ./bench/index/depsfloor) || die "building bench/index/depsfloor failed"
 TOOL=$WORK/bin/tool
 
 # ---- setup (untimed): copy, ctx init, ctx add code, the load script --------------
@@ -397,11 +398,12 @@ for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	read -r S_FTS[q] SC_FTS[q] ALL_FTS[q] <<<"${L[1]}"
 	log "  $Q: ctx $(ms1 "${S_CTX[q]}") ms, sqlite3 $(ms1 "${S_FTS[q]}") ms"
 done
-mapfile -t L < <(cd "$STORE" && "$TOOL" time -n "$RUNS" -w 1 -- "$WORK/bin/hello" ::: "$CTX" version ::: "$SQLITE_BIN" :memory: "SELECT 1")
-[[ ${#L[@]} -eq 3 ]] || die "timing the floors failed"
+mapfile -t L < <(cd "$STORE" && "$TOOL" time -n "$RUNS" -w 1 -- "$WORK/bin/hello" ::: "$WORK/bin/depsfloor" ::: "$CTX" version ::: "$SQLITE_BIN" :memory: "SELECT 1")
+[[ ${#L[@]} -eq 4 ]] || die "timing the floors failed"
 read -r F_HELLO FC_HELLO A_HELLO <<<"${L[0]}"
-read -r F_VER FC_VER A_VER <<<"${L[1]}"
-read -r F_SQL FC_SQL A_SQL <<<"${L[2]}"
+read -r F_DEPS FC_DEPS A_DEPS <<<"${L[1]}"
+read -r F_VER FC_VER A_VER <<<"${L[2]}"
+read -r F_SQL FC_SQL A_SQL <<<"${L[3]}"
 
 # ---- 2b. new-process ctx query latency ----------------------------------------------
 # A whole prompt pack (default options: graph expansion, snippets from the
@@ -517,7 +519,12 @@ row "then query pack (ms): $CQ" "—" "$(ms1 "$MU_Q")" "—" "—" "$(median "${
 echo
 echo "CPU ratio (ctx/FTS5) of the rebuild: $(ratio "$MC_CTXR" "$MC_FTSR"); search CPU times are per process, in ms"
 echo "after a one-file edit of $CHG_FILE: ctx search brings the index up to date (a delta segment) and answers, then ctx query the graph (a code graph delta); FTS5 is one sqlite3 process, UPDATE of the row then the query; ctx add code $CHG_FILE took $(ms1 "$(median "${U_ADD[@]}")") ms (median, apart)"
-echo "floors (ms, median wall [cpu]): empty Go program $(ms1 "$F_HELLO") [$(ms1 "$FC_HELLO")], ctx version $(ms1 "$F_VER") [$(ms1 "$FC_VER")], sqlite3 :memory: \"SELECT 1\" $(ms1 "$F_SQL") [$(ms1 "$FC_SQL")]"
+echo "floors (ms, median wall [cpu]): empty Go program $(ms1 "$F_HELLO") [$(ms1 "$FC_HELLO")], empty Go program linked with ctx's seven chosen dependencies (bench/index/depsfloor) $(ms1 "$F_DEPS") [$(ms1 "$FC_DEPS")], ctx version $(ms1 "$F_VER") [$(ms1 "$FC_VER")], sqlite3 :memory: \"SELECT 1\" $(ms1 "$F_SQL") [$(ms1 "$FC_SQL")]"
+# The floor of the chosen dependencies against FTS5's fastest search: at or
+# above 1.0, no ctx search can meet its target on this machine.
+FMIN=${S_FTS[0]}
+for v in "${S_FTS[@]}"; do ((v < FMIN)) && FMIN=$v; done
+echo "the chosen dependencies alone take $(ratio "$F_DEPS" "$FMIN") of FTS5's fastest search ($(ms1 "$FMIN") ms)$( (($(ratio_milli "$F_DEPS" "$FMIN") >= 1000)) && echo ": a search target of <= 1.0 is out of reach while ctx links them")"
 echo "queries (matching: ctx documents / FTS5 files):"
 for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	echo "  ${QLABELS[q]}: ${QUERIES[q]} — ${M_CTX[q]:-?} / ${M_FTS[q]:-?}"
@@ -543,7 +550,7 @@ for ((q = 0; q < ${#QQUERIES[@]}; q++)); do
 	echo "  query pack ${QQUERIES[q]}: ctx $(spread ${ALL_P[q]})"
 done
 # shellcheck disable=SC2086
-echo "  floors: empty Go program $(spread $A_HELLO), ctx version $(spread $A_VER), sqlite3 SELECT 1 $(spread $A_SQL)"
+echo "  floors: empty Go program $(spread $A_HELLO), chosen dependencies $(spread $A_DEPS), ctx version $(spread $A_VER), sqlite3 SELECT 1 $(spread $A_SQL)"
 echo "  after a one-file edit: ctx search $(spread "${U_CTX[@]}"), then ctx query $(spread "${U_Q[@]}"), sqlite3 update+query $(spread "${U_FTS[@]}"), ctx add code $(spread "${U_ADD[@]}")"
 echo "ctx add code said: $(head -n 1 "$WORK/out/add")"
 echo "ctx rebuild said:  $(head -n 1 "$WORK/out/rebuild-1")"
