@@ -15,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ctx-dev/ctx/gc"
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/repo"
@@ -601,5 +602,43 @@ func TestWorkingSet(t *testing.T) {
 		if text, isErr := call(t, cs, ToolActivate, args); !isErr {
 			t.Errorf("activate %v: %s, want an error", args, text)
 		}
+	}
+}
+
+// TestPacksMappedOnce makes many calls of a tool that reads packed
+// objects: each call opens the store afresh, and all of them share one
+// mapping of the pack's index (before, each call mapped it again and
+// kept the mapping for the process's life).
+func TestPacksMappedOnce(t *testing.T) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip("no /proc/self/maps here")
+	}
+	root := newStore(t)
+	r, err := repo.Open(root, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := gc.Run(context.Background(), w, gc.Options{Pack: true, Now: time.Now()})
+	w.Unlock()
+	if err != nil || rep.Packed == nil || rep.Packed.Objects == 0 {
+		t.Fatalf("gc --pack: %+v, %v", rep, err)
+	}
+	idx := "pack-" + rep.Packed.Name + ".idx"
+	cs := connect(t, root)
+	for i := range 40 {
+		if text, isErr := call(t, cs, ToolQuery, map[string]any{"query": "Backoff retry"}); isErr || !strings.Contains(text, "Backoff") {
+			t.Fatalf("call %d: %s", i, text)
+		}
+	}
+	if maps, err = os.ReadFile("/proc/self/maps"); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(maps), idx); n != 1 {
+		t.Errorf("after 40 calls, %s is mapped %d times, want once", idx, n)
 	}
 }

@@ -245,16 +245,9 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 		if _, bad := ps.bad[name]; bad {
 			continue
 		}
-		base := filepath.Join(s.packPath(), "pack-"+name)
-		b, unmap, err := mapIndex(base + ".idx")
+		p, err := openPackIndex(name, filepath.Join(s.packPath(), "pack-"+name))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed since listed
-		}
-		var p *packIndex
-		if err == nil {
-			if p, err = parsePackIndex(name, base+".pack", b); err != nil {
-				_ = unmap()
-			}
 		}
 		if err != nil {
 			// A damaged index must not make the rest of the store
@@ -272,22 +265,68 @@ func (s *Store) packList(reload int) ([]*packIndex, error) {
 	return packs, nil
 }
 
-// mapIndex maps a pack index read-only: a lookup touches the fan-out
-// table and a few pages of ids, not the whole file. Packs are immutable
-// and never removed while a store is open, so the mapping lives as long
-// as the process.
-func mapIndex(path string) ([]byte, func() error, error) {
+// openedPacks are the pack indexes this process has mapped, by the path
+// of their .idx, with the file they were mapped from. Every store of the
+// process shares them, with their open .pack: a long-lived process that
+// opens a store for each request (ctx mcp) maps each pack once, not once
+// a request, which would use up the process's mappings and descriptors.
+var openedPacks = struct {
+	sync.Mutex
+	m map[string]openedPack
+}{m: map[string]openedPack{}}
+
+type openedPack struct {
+	fi fs.FileInfo // of the .idx when mapped
+	b  []byte      // the mapping
+	p  *packIndex
+}
+
+// openPackIndex returns the parsed index of the pack at base (its path
+// without ".idx" or ".pack"), mapping it unless this process already has
+// that same file mapped. A file replaced at the same path (another inode,
+// size or time) is mapped anew.
+func openPackIndex(name, base string) (*packIndex, error) {
+	path := base + ".idx"
 	f, err := regfile.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
+	openedPacks.Lock()
+	defer openedPacks.Unlock()
+	if o, ok := openedPacks.m[path]; ok && os.SameFile(o.fi, st) && o.fi.Size() == st.Size() && o.fi.ModTime().Equal(st.ModTime()) && o.p.name == name {
+		// The same file, but perhaps written over in place within one
+		// tick of the clock of file times: its header is checked again
+		// (it is mapped, so the check sees what is there now).
+		if _, err := parsePackIndex(name, base+".pack", o.b); err != nil {
+			return nil, err
+		}
+		return o.p, nil
+	}
+	b, unmap, err := mapIndex(f, st)
+	if err != nil {
+		return nil, err
+	}
+	p, err := parsePackIndex(name, base+".pack", b)
+	if err != nil {
+		_ = unmap()
+		return nil, err
+	}
+	openedPacks.m[path] = openedPack{fi: st, b: b, p: p}
+	return p, nil
+}
+
+// mapIndex maps a pack index read-only: a lookup touches the fan-out
+// table and a few pages of ids, not the whole file. Packs are immutable
+// and never removed while a store is open, so the mapping lives as long
+// as the process (openedPacks keeps it).
+func mapIndex(f *os.File, st fs.FileInfo) ([]byte, func() error, error) {
 	if st.Size() > 1<<34 {
-		return nil, nil, fmt.Errorf("%w: %s is %d bytes", ErrPackCorrupt, filepath.Base(path), st.Size())
+		return nil, nil, fmt.Errorf("%w: %s is %d bytes", ErrPackCorrupt, filepath.Base(f.Name()), st.Size())
 	}
 	b, unmap, err := mmap.Map(f, int(st.Size()))
 	if errors.Is(err, mmap.ErrShrank) {

@@ -563,7 +563,9 @@ func TestPackOpenRetried(t *testing.T) {
 		return
 	}
 	// Out of file descriptors while the pack is listed: the open fails,
-	// and is not remembered as failed.
+	// and is not remembered as failed. (s3 must not share s2's index,
+	// whose .pack is open.)
+	forgetOpenedPacks()
 	s3, _ := NewStore(s.Dir(), StoreOptions{})
 	if _, err := s3.packList(fullReload); err != nil {
 		t.Fatal(err)
@@ -593,5 +595,80 @@ func TestPackOpenRetried(t *testing.T) {
 	}
 	if _, p, err := s3.Get(id); err != nil || !bytes.Equal(p, want[id]) {
 		t.Fatalf("Get once descriptors are free again: %v", err)
+	}
+}
+
+// forgetOpenedPacks makes the next store map its packs anew, as a new
+// process would.
+func forgetOpenedPacks() {
+	openedPacks.Lock()
+	defer openedPacks.Unlock()
+	clear(openedPacks.m)
+}
+
+// TestPackIndexShared opens one store many times, as ctx mcp does for
+// each request: every store shares one mapping of each pack index and
+// one open .pack. A file replaced at the pack's path is mapped anew, and
+// one written over in place, even within one tick of the file clock, is
+// checked again.
+func TestPackIndexShared(t *testing.T) {
+	s, want := packStore(t)
+	base, _ := packAll(t, s, want)
+	id := ids(want)[0]
+	var first *packIndex
+	for i := range 50 {
+		si, err := NewStore(s.Dir(), StoreOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, p, err := si.Get(id); err != nil || !bytes.Equal(p, want[id]) {
+			t.Fatalf("store %d: Get: %v", i, err)
+		}
+		packs, err := si.packList(noReload)
+		if err != nil || len(packs) != 1 {
+			t.Fatalf("store %d: %d packs, %v", i, len(packs), err)
+		}
+		if first == nil {
+			first = packs[0]
+		} else if packs[0] != first {
+			t.Fatalf("store %d mapped the pack index again", i)
+		}
+	}
+
+	// The same bytes in a new file (another inode): mapped anew.
+	idx, err := os.ReadFile(base + ".idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(base + ".idx"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(base+".idx", idx, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := NewStore(s.Dir(), StoreOptions{})
+	packs, err := s2.packList(noReload)
+	if err != nil || len(packs) != 1 || packs[0] == first {
+		t.Fatalf("a replaced index: %d packs, %v, shared %v", len(packs), err, len(packs) == 1 && packs[0] == first)
+	}
+	if _, p, err := s2.Get(id); err != nil || !bytes.Equal(p, want[id]) {
+		t.Fatalf("Get through the new mapping: %v", err)
+	}
+
+	// Written over in place, its time set back: the header is checked
+	// again, and the damaged index is skipped (the objects are loose).
+	st, err := os.Stat(base + ".idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bytes.Clone(idx)
+	copy(bad, "CTXIDX99")
+	rewrite(t, base+".idx", bad)
+	if err := os.Chtimes(base+".idx", st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	s3, _ := NewStore(s.Dir(), StoreOptions{})
+	if packs, err := s3.packList(noReload); err != nil || len(packs) != 0 {
+		t.Fatalf("an index damaged in place: %d packs, %v; want it skipped", len(packs), err)
 	}
 }
