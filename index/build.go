@@ -61,9 +61,11 @@ type BuildStats struct {
 	Keys  int   `json:"keys"`
 	Bytes int64 `json:"bytes"`
 	// Delta is set when the code was brought up to date by a delta
-	// segment rather than rebuilt, GraphDelta when the code graph was.
-	Delta      *DeltaStatus      `json:"delta,omitempty"`
-	GraphDelta *GraphDeltaStatus `json:"graph_delta,omitempty"`
+	// segment rather than rebuilt, NarrativeDelta when the narrative was,
+	// GraphDelta when the code graph was.
+	Delta          *DeltaStatus      `json:"delta,omitempty"`
+	NarrativeDelta *DeltaStatus      `json:"narrative_delta,omitempty"`
+	GraphDelta     *GraphDeltaStatus `json:"graph_delta,omitempty"`
 }
 
 // add counts what another segment's build did.
@@ -74,6 +76,9 @@ func (st *BuildStats) add(o *BuildStats) {
 	st.Bytes += o.Bytes
 	if o.Delta != nil {
 		st.Delta = o.Delta
+	}
+	if o.NarrativeDelta != nil {
+		st.NarrativeDelta = o.NarrativeDelta
 	}
 	if o.GraphDelta != nil {
 		st.GraphDelta = o.GraphDelta
@@ -251,8 +256,11 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 			keys.add(nsKey, d.Node.Key, doc)
 			keys.add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
 			keys.add(nsFile, d.Path, doc)
-		default:
+		case DocDiagnostic:
 			keys.add(nsName, strings.ToLower(d.Title), doc)
+		default: // a narrative node, under its file's path (for its delta)
+			keys.add(nsName, strings.ToLower(d.Title), doc)
+			keys.add(nsFile, d.Path, doc)
 		}
 		keys.addID(nsNode, d.Node.ID, doc)
 		keys.add(nsKind, string(d.Kind), doc)

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -149,20 +148,40 @@ func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func
 // CollectNarrative gathers the documents of the working narrative: every
 // node not deleted, sorted by kind, then id.
 func CollectNarrative(r *repo.Repo) ([]Doc, error) {
+	docs, _, err := collectNarrative(r)
+	return docs, err
+}
+
+// collectNarrative is CollectNarrative, also returning the hidden ids
+// (Manifest.Hidden).
+func collectNarrative(r *repo.Repo) ([]Doc, []string, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	docs, hidden := narrativeDocs(cat)
+	return docs, hidden, nil
+}
+
+// narrativeDocs returns the documents of a catalog's nodes, sorted, and
+// its hidden ids: those of deleted nodes and those in several files.
+func narrativeDocs(cat *narrative.Catalog) ([]Doc, []string) {
 	var docs []Doc
+	var hidden []string
+	for _, id := range cat.Duplicated() {
+		hidden = append(hidden, string(id))
+	}
 	for _, id := range cat.IDs() {
 		n := cat.Nodes[id]
 		if n.Deleted {
+			hidden = append(hidden, string(id))
 			continue
 		}
 		docs = append(docs, narrativeDoc(n))
 	}
 	sortDocs(docs)
-	return docs, nil
+	slices.Sort(hidden)
+	return docs, slices.Compact(hidden)
 }
 
 // sortDocs orders docs by docOrder, then as collected. It sorts numbers
@@ -394,7 +413,7 @@ func diagnosticDocs(r *repo.Repo, repoID string, id object.ID, seen map[object.I
 func narrativeDoc(n *narrative.Node) Doc {
 	return Doc{
 		Kind: DocKind(n.Type), Node: graph.NarrativeNode(string(n.Type), string(n.ID)), Title: n.Title,
-		Path: path.Join(repo.DirName, "narrative", n.Path), Text: n.Content,
+		Path: narrativePath(n.Path), Text: n.Content,
 		Tags: n.Tags, Updated: n.Updated.Unix(), Superseded: n.SupersededBy != "", Tokens: n.Tokens(),
 	}
 }

@@ -17,15 +17,16 @@ import (
 	"github.com/ctx-dev/ctx/repo"
 )
 
-// A delta segment brings a code segment (its base) up to date with a
-// change of the code, in time proportional to the change: it holds the
-// documents of the files the change added or edited, and names the
-// base's documents it replaces or removes (dead). The index numbers the
+// A delta segment brings a text segment, the code's or the narrative's
+// (its base), up to date with a change of the code or of the narrative
+// files, in time proportional to the change: it holds the documents of
+// the files the change added or edited, and names the base's documents
+// it replaces or removes (dead). The index numbers the
 // base's live documents and the delta's in docOrder, merged, which is
 // exactly a full build's numbering, so that every answer (scores, ties,
 // lookups) is the one a full build gives (docs/INDEX.md, "Delta
 // segments"). A delta is always built against the base, never against an
-// older delta; a change too large for one rebuilds the code segment.
+// older delta; a change too large for one rebuilds the base's segment.
 const deltaFile = "delta.tbl" // kind "delta": see the keys below
 
 // The keys of delta.tbl, in byte order.
@@ -36,16 +37,16 @@ const (
 	deltaTerm   = "t"       // "t" + term → uvarint: how many dead documents hold the term
 )
 
-// errNoDelta means the change cannot be a delta segment: the code segment
-// is rebuilt instead.
+// errNoDelta means the change cannot be a delta segment: the base's
+// segment is rebuilt instead.
 var errNoDelta = errors.New("index: change too large for a delta segment")
 
 // A delta may hold, added and dead together, up to its base's documents
 // divided by deltaShare, plus deltaSlack. A variable for tests.
 var deltaShare, deltaSlack = 8, 256
 
-// codeDelta is an open delta segment.
-type codeDelta struct {
+// textDelta is an open delta segment.
+type textDelta struct {
 	seg        *segment
 	tbl        *table.Table // delta.tbl
 	dead       []uint32     // sorted, distinct, < base documents
@@ -83,18 +84,23 @@ func (runs runList) fromBase(b uint32) (uint32, bool) {
 	return runs[i].v + b - runs[i].b, true
 }
 
-func (d *codeDelta) close() error {
+// status says what the delta holds.
+func (d *textDelta) status() *DeltaStatus {
+	return &DeltaStatus{Docs: int(d.seg.stats.Docs), Replaced: len(d.dead)}
+}
+
+func (d *textDelta) close() error {
 	return errors.Join(d.seg.close(), d.tbl.Close())
 }
 
 // openDelta opens the delta segment in dir and checks it against base,
 // the code segment it extends.
-func openDelta(dir string, base *segment) (_ *codeDelta, err error) {
+func openDelta(dir string, base *segment) (_ *textDelta, err error) {
 	seg, err := openSegment(dir)
 	if err != nil {
 		return nil, err
 	}
-	d := &codeDelta{seg: seg}
+	d := &textDelta{seg: seg}
 	defer func() {
 		if err != nil {
 			d.seg.close()
@@ -220,7 +226,7 @@ func baseRuns(nb uint32, dead, ins []uint32) runList {
 }
 
 // deadDF returns how many dead documents hold term.
-func (d *codeDelta) deadDF(term string) (int, error) {
+func (d *textDelta) deadDF(term string) (int, error) {
 	v, ok := d.tbl.Get(append([]byte(deltaTerm), term...))
 	if !ok {
 		return 0, d.tbl.Err()
@@ -232,17 +238,18 @@ func (d *codeDelta) deadDF(term string) (int, error) {
 	return int(n), nil
 }
 
-// codePart is the code's documents as the index numbers them: the base
-// segment's, or with a delta, the base's live documents and the delta's,
-// merged in docOrder.
-type codePart struct {
+// textPart is the code's or the narrative's documents as the index
+// numbers them (the narrative's from 0, shifted after the code's by the
+// index): the base segment's, or with a delta, the base's live documents
+// and the delta's, merged in docOrder.
+type textPart struct {
 	base  *segment
-	delta *codeDelta // nil: none
+	delta *textDelta // nil: none
 	stats text.Stats
 }
 
-func newCodePart(base *segment, d *codeDelta) codePart {
-	c := codePart{base: base, delta: d, stats: base.stats}
+func newTextPart(base *segment, d *textDelta) textPart {
+	c := textPart{base: base, delta: d, stats: base.stats}
 	if d != nil {
 		c.stats.Docs = base.stats.Docs - uint32(len(d.dead)) + d.seg.stats.Docs
 		c.stats.Tokens = base.stats.Tokens - d.deadTokens + d.seg.stats.Tokens
@@ -250,9 +257,18 @@ func newCodePart(base *segment, d *codeDelta) codePart {
 	return c
 }
 
-// locate returns the segment holding the code part's document v and v's
+// manifest is what the part was built from: its delta's manifest, which
+// records what a full build of the part would, or its base's.
+func (c *textPart) manifest() *Manifest {
+	if c.delta != nil {
+		return c.delta.seg.manifest
+	}
+	return c.base.manifest
+}
+
+// locate returns the segment holding the part's document v and v's
 // number there.
-func (c *codePart) locate(v uint32) (*segment, uint32) {
+func (c *textPart) locate(v uint32) (*segment, uint32) {
 	d := c.delta
 	if d == nil {
 		return c.base, v
@@ -268,7 +284,7 @@ func (c *codePart) locate(v uint32) (*segment, uint32) {
 }
 
 // lookup returns the code part's documents under a key.
-func (c *codePart) lookup(ns byte, key string) ([]uint32, error) {
+func (c *textPart) lookup(ns byte, key string) ([]uint32, error) {
 	docs, err := c.base.lookup(ns, key)
 	if err != nil || c.delta == nil {
 		return docs, err
@@ -305,7 +321,7 @@ func (c *codePart) lookup(ns byte, key string) ([]uint32, error) {
 
 // postings returns the code part's postings of term and its document
 // frequency: nil, 0 when no live document has it.
-func (c *codePart) postings(term string) (segPostings, int) {
+func (c *textPart) postings(term string) (segPostings, int) {
 	p, df := c.base.postings(term)
 	d := c.delta
 	if d == nil {
@@ -352,7 +368,7 @@ type segPostings interface {
 // delta, not their product.
 type liveBase struct {
 	p   *postings
-	d   *codeDelta
+	d   *textDelta
 	at  baseCursor
 	doc uint32
 }
@@ -365,7 +381,7 @@ type baseCursor struct {
 
 // number returns base document b's number in the code part of d, and
 // false when b is dead. b must not decrease from call to call.
-func (c *baseCursor) number(d *codeDelta, b uint32) (uint32, bool) {
+func (c *baseCursor) number(d *textDelta, b uint32) (uint32, bool) {
 	for c.di < len(d.dead) && d.dead[c.di] < b {
 		c.di++
 	}
@@ -577,6 +593,14 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 			}
 		}
 	}
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, Code: m.Code, CodeGraph: m.CodeGraph, Base: filepath.Base(baseDir)}
+	return writeDelta(ctx, base, dir, docs, dead, budget, pm, opts)
+}
+
+// writeDelta writes into dir the delta segment of base whose documents
+// are docs (in any order) and whose dead base documents are dead (with
+// repeats); errNoDelta when they number more than budget.
+func writeDelta(ctx context.Context, base *segment, dir string, docs []Doc, dead []uint32, budget int, pm *Manifest, opts BuildOptions) (*BuildStats, error) {
 	slices.Sort(dead)
 	dead = slices.Compact(dead)
 	if len(dead)+len(docs) > budget {
@@ -608,7 +632,6 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 		deadTokens += uint64(base.docLen(b))
 	}
 
-	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, Code: m.Code, CodeGraph: m.CodeGraph, Base: filepath.Base(baseDir)}
 	st, err := writeSegment(ctx, dir, docs, pm, opts)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
@@ -87,9 +88,9 @@ func TestDeltaSegment(t *testing.T) {
 // turn, and checks that the next Open rebuilds and answers.
 func TestDamagedSegments(t *testing.T) {
 	r := deltaStore(t)
-	for _, part := range []int{partCode, partNarrative, partDelta} {
+	for _, part := range []int{partCode, partNarrative, partDelta, partNarrDelta} {
 		for _, file := range []string{docsFile, termsFile, keysFile, metaFile, manifest, deltaFile} {
-			if file == deltaFile && part != partDelta {
+			if file == deltaFile && part < nParts {
 				continue
 			}
 			t.Run(partNames[part]+"/"+file, func(t *testing.T) {
@@ -99,6 +100,22 @@ func TestDamagedSegments(t *testing.T) {
 					// segment whole: make another change for a delta.
 					ingestFiles(t, r, map[string]string{"extra_" + strings.TrimSuffix(file, ".tbl") + ".go": "package m\n\nfunc Extra() {}\n"})
 					refresh(t, r)
+				}
+				if part == partNarrDelta && current(r)[partNarrDelta] == "" {
+					// Likewise for the narrative: a note.
+					w, err := r.Lock(context.Background(), repo.LockOptions{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, err = w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: "Connect retries " + file})
+					w.Unlock()
+					if err != nil {
+						t.Fatal(err)
+					}
+					refresh(t, r)
+					if current(r)[partNarrDelta] == "" {
+						t.Fatal("a note made no narrative delta")
+					}
 				}
 				rewrite(t, r, part, file, func([]byte) []byte { return []byte("damaged") })
 				ix, _, err := Open(context.Background(), r, BuildOptions{})
@@ -239,7 +256,7 @@ func FuzzDeltaTable(f *testing.F) {
 			return
 		}
 		defer d.close()
-		c := newCodePart(base, d)
+		c := newTextPart(base, d)
 		for v := range c.stats.Docs + 2 {
 			s, n := c.locate(v)
 			s.docHead(n)
@@ -484,8 +501,8 @@ func TestBaseRuns(t *testing.T) {
 				v++
 			}
 		}
-		d := &codeDelta{seg: &segment{}, dead: dead, ins: ins, rank: ranks(dead, ins), runs: baseRuns(nb, dead, ins)}
-		c := codePart{base: &segment{stats: text.Stats{Docs: nb}}, delta: d}
+		d := &textDelta{seg: &segment{}, dead: dead, ins: ins, rank: ranks(dead, ins), runs: baseRuns(nb, dead, ins)}
+		c := textPart{base: &segment{stats: text.Stats{Docs: nb}}, delta: d}
 		for key, n := range want {
 			s, local := c.locate(n)
 			if got := [2]uint32{boolNum(s == d.seg), local}; got != key {

@@ -45,12 +45,14 @@ func Dir(r *repo.Repo) string { return filepath.Join(r.Root, dirName) }
 // documents after the code's, and sums the statistics, so that searching
 // it gives exactly what one index over all documents would; and either
 // segment can be rebuilt alone when only its part of the store changed.
-// A delta segment may extend the code's (see codePart): the code's
+// A delta segment may extend either (see textPart): the part's
 // documents are then numbered as a full build would number them.
 type Index struct {
 	Manifest *Manifest
-	segs     [2]*segment // code (the base, with a delta), narrative
-	code     codePart
+	segs     [2]*segment // the bases: code, narrative
+	code     textPart
+	narr     textPart
+	narrBase uint32 // the index's number of the narrative's document 0
 	stats    text.Stats
 }
 
@@ -69,15 +71,17 @@ const (
 )
 
 // partDelta is the code's delta segment, which CURRENT names beside the
-// code segment it extends, and partGraphDelta the code graph's beside
-// the code graph segment (not parts of their own: built in their place).
+// code segment it extends, partGraphDelta the code graph's beside the
+// code graph segment, and partNarrDelta the narrative's beside the
+// narrative segment (not parts of their own: built in their place).
 const (
 	partDelta = nParts + iota
 	partGraphDelta
+	partNarrDelta
 	nDirs // the segments CURRENT can name
 )
 
-var partNames = [nDirs]string{"code", "narrative", "graph", "codegraph", "delta", "graphdelta"}
+var partNames = [nDirs]string{"code", "narrative", "graph", "codegraph", "delta", "graphdelta", "narrdelta"}
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
@@ -87,30 +91,29 @@ func (ix *Index) Close() error {
 			errs = append(errs, s.close())
 		}
 	}
-	if ix.code.delta != nil {
-		errs = append(errs, ix.code.delta.close())
+	for _, d := range []*textDelta{ix.code.delta, ix.narr.delta} {
+		if d != nil {
+			errs = append(errs, d.close())
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// newIndex joins the open segments: the code's, its delta (nil: none)
-// and the narrative's.
-func newIndex(code *segment, delta *codeDelta, narr *segment) *Index {
-	ix := &Index{segs: [2]*segment{code, narr}, code: newCodePart(code, delta)}
-	cm := code.manifest
-	if delta != nil {
-		cm = delta.seg.manifest
-	}
-	narr.base = ix.code.stats.Docs
-	ix.stats = text.Stats{Docs: ix.code.stats.Docs + narr.stats.Docs, Tokens: ix.code.stats.Tokens + narr.stats.Tokens}
-	ix.Manifest = &Manifest{Tokenizer: cm.Tokenizer, Ref: cm.Ref, Heads: cm.Heads, Code: cm.Code, CodeGraph: cm.CodeGraph, Narrative: narr.manifest.Narrative}
+// newIndex joins the open segments: the code's and the narrative's,
+// each with its delta (nil: none).
+func newIndex(code *segment, codeDelta *textDelta, narr *segment, narrDelta *textDelta) *Index {
+	ix := &Index{segs: [2]*segment{code, narr}, code: newTextPart(code, codeDelta), narr: newTextPart(narr, narrDelta)}
+	cm, nm := ix.code.manifest(), ix.narr.manifest()
+	ix.narrBase = ix.code.stats.Docs
+	ix.stats = text.Stats{Docs: ix.code.stats.Docs + ix.narr.stats.Docs, Tokens: ix.code.stats.Tokens + ix.narr.stats.Tokens}
+	ix.Manifest = &Manifest{Tokenizer: cm.Tokenizer, Ref: cm.Ref, Heads: cm.Heads, Code: cm.Code, CodeGraph: cm.CodeGraph, Narrative: nm.Narrative}
 	return ix
 }
 
 // seg returns the segment holding document n and n's number in it.
 func (ix *Index) seg(n uint32) (*segment, uint32) {
-	if n >= ix.segs[partNarrative].base {
-		return ix.segs[partNarrative], n - ix.segs[partNarrative].base
+	if n >= ix.narrBase {
+		return ix.narr.locate(n - ix.narrBase)
 	}
 	return ix.code.locate(n)
 }
@@ -141,13 +144,12 @@ func (ix *Index) Lookup(ns, key string) ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	narr := ix.segs[partNarrative]
-	docs, err := narr.lookup(b, key)
+	docs, err := ix.narr.lookup(b, key)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range docs {
-		out = append(out, narr.base+d)
+		out = append(out, ix.narrBase+d)
 	}
 	return out, nil
 }
@@ -170,10 +172,9 @@ func (ix *Index) DocLen(doc uint32) uint32 {
 // narrative's, renumbered.
 func (ix *Index) Postings(term string) (text.Postings, int) {
 	code, df := ix.code.postings(term)
-	narr := ix.segs[partNarrative]
-	p, n := narr.postings(term)
-	if p != nil {
-		p.base = narr.base
+	var p segPostings
+	if q, n := ix.narr.postings(term); q != nil {
+		p = &shifted{p: q, by: ix.narrBase}
 		df += n
 	}
 	switch {
@@ -186,6 +187,20 @@ func (ix *Index) Postings(term string) (text.Postings, int) {
 	}
 	return &joined{parts: [2]segPostings{code, p}}, df
 }
+
+// shifted is a part's postings numbered from by: the narrative's, after
+// the code's documents.
+type shifted struct {
+	p  segPostings
+	by uint32
+}
+
+func (s *shifted) Next() bool                 { return s.p.Next() }
+func (s *shifted) Advance(target uint32) bool { return s.p.Advance(max(target, s.by) - s.by) }
+func (s *shifted) Doc() uint32                { return s.by + s.p.Doc() }
+func (s *shifted) Freq() int                  { return s.p.Freq() }
+func (s *shifted) Positions() []uint32        { return s.p.Positions() }
+func (s *shifted) Err() error                 { return s.p.Err() }
 
 // joined is the postings of one term in the code and the narrative.
 type joined struct {
@@ -229,7 +244,6 @@ func (j *joined) Err() error {
 // only its frequency, which the encoding stores first.
 type postings struct {
 	it      table.PositionIter
-	base    uint32
 	pos     []uint32
 	decoded bool
 	err     error
@@ -243,13 +257,13 @@ func (p *postings) Next() bool {
 	return true
 }
 func (p *postings) Advance(target uint32) bool {
-	if p.err != nil || !p.it.Advance(max(target, p.base)-p.base) {
+	if p.err != nil || !p.it.Advance(target) {
 		return false
 	}
 	p.decoded = false
 	return true
 }
-func (p *postings) Doc() uint32 { return p.base + p.it.Doc() }
+func (p *postings) Doc() uint32 { return p.it.Doc() }
 func (p *postings) Freq() int   { return p.it.Freq() }
 func (p *postings) Positions() []uint32 {
 	if !p.decoded {
@@ -586,10 +600,11 @@ type Status struct {
 	Dir     string `json:"dir,omitempty"`
 	Docs    int    `json:"docs"`
 	Reason  string `json:"reason,omitempty"`
-	// Delta describes the code's delta segment, if there is one, and
-	// GraphDelta the code graph's.
-	Delta      *DeltaStatus      `json:"delta,omitempty"`
-	GraphDelta *GraphDeltaStatus `json:"graph_delta,omitempty"`
+	// Delta describes the code's delta segment, if there is one,
+	// NarrativeDelta the narrative's, and GraphDelta the code graph's.
+	Delta          *DeltaStatus      `json:"delta,omitempty"`
+	NarrativeDelta *DeltaStatus      `json:"narrative_delta,omitempty"`
+	GraphDelta     *GraphDeltaStatus `json:"graph_delta,omitempty"`
 	// Graph says whether the graph segments (built when first asked for)
 	// are present and fresh.
 	Graph GraphStatus `json:"graph"`
@@ -605,8 +620,8 @@ type GraphStatus struct {
 }
 
 // DeltaStatus is what a delta segment holds: documents added, and the
-// code segment's documents it replaces or removes. ctx rebuild (full)
-// folds it into a new code segment.
+// documents of the segment it extends that it replaces or removes. ctx
+// rebuild (full) folds it into a new segment.
 type DeltaStatus struct {
 	Docs     int `json:"docs"`
 	Replaced int `json:"replaced"`
@@ -641,22 +656,35 @@ func openCurrent(r *repo.Repo) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	var delta *codeDelta
-	if dirs[partDelta] != "" {
-		if delta, err = openDelta(dirs[partDelta], code); err != nil {
-			code.close()
-			return nil, err
+	var delta, narrDelta *textDelta
+	var narr *segment
+	fail := func(err error) (*Index, error) {
+		for _, s := range []*segment{code, narr} {
+			if s != nil {
+				s.close()
+			}
 		}
-	}
-	narr, err := openSegment(dirs[partNarrative])
-	if err != nil {
-		code.close()
-		if delta != nil {
-			delta.close()
+		for _, d := range []*textDelta{delta, narrDelta} {
+			if d != nil {
+				d.close()
+			}
 		}
 		return nil, err
 	}
-	return newIndex(code, delta, narr), nil
+	if dirs[partDelta] != "" {
+		if delta, err = openDelta(dirs[partDelta], code); err != nil {
+			return fail(err)
+		}
+	}
+	if narr, err = openSegment(dirs[partNarrative]); err != nil {
+		return fail(err)
+	}
+	if dirs[partNarrDelta] != "" {
+		if narrDelta, err = openDelta(dirs[partNarrDelta], narr); err != nil {
+			return fail(err)
+		}
+	}
+	return newIndex(code, delta, narr, narrDelta), nil
 }
 
 // partFresh reports whether a segment built from built matches the store
@@ -684,7 +712,7 @@ func partFresh(part int, built, m *Manifest) bool {
 
 // deltaOf is the delta segment that may extend a part's segment; 0 (the
 // code's own number, never a delta) for none.
-var deltaOf = [nParts]int{partCode: partDelta, partCodeGraph: partGraphDelta}
+var deltaOf = [nParts]int{partCode: partDelta, partNarrative: partNarrDelta, partCodeGraph: partGraphDelta}
 
 // builtAs returns the manifest of a part as the segments of dirs hold
 // it: its delta's when there is one (it records what the part's segment
@@ -730,7 +758,10 @@ func Check(r *repo.Repo) (*Status, error) {
 	defer ix.Close()
 	st.Present, st.Dir, st.Docs = true, Dir(r), ix.Docs()
 	if d := ix.code.delta; d != nil {
-		st.Delta = &DeltaStatus{Docs: int(d.seg.stats.Docs), Replaced: len(d.dead)}
+		st.Delta = d.status()
+	}
+	if d := ix.narr.delta; d != nil {
+		st.NarrativeDelta = d.status()
 	}
 	cur := current(r)
 	if cur[partGraphDelta] != "" && cur[partCodeGraph] != "" {
@@ -908,7 +939,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		docs, err = collectCode(ctx, r, m.Heads, vs.get)
 	default:
 		pm.Narrative = m.Narrative
-		docs, err = CollectNarrative(r)
+		docs, pm.Hidden, err = collectNarrative(r)
 	}
 	if err != nil {
 		return nil, err
@@ -945,7 +976,7 @@ func buildIn(ctx context.Context, r *repo.Repo, m *Manifest, tmp string, opts Bu
 			return nil, err
 		}
 	}
-	return newIndex(segs[partCode], nil, segs[partNarrative]), nil
+	return newIndex(segs[partCode], nil, segs[partNarrative], nil), nil
 }
 
 // Rebuild writes new text segments (and with opts.Graph the graph's) and
@@ -1018,9 +1049,9 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		tmps[part] = filepath.Join(dir, tmpPrefix+names[part])
 		return nil
 	}
-	// A stale code segment is brought up to date by a delta segment, and
-	// a stale code graph segment by a code graph delta, when the change
-	// is small enough; else it is rebuilt.
+	// A stale code or narrative segment is brought up to date by a delta
+	// segment, and a stale code graph segment by a code graph delta, when
+	// the change allows; else it is rebuilt.
 	var stats [nDirs]*BuildStats
 	var parts []int
 	for _, d := range []struct {
@@ -1028,6 +1059,7 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		build       func(dir string) (*BuildStats, error)
 	}{
 		{partCode, partDelta, func(dir string) (*BuildStats, error) { return buildDelta(ctx, r, m, cur[partCode], dir, opts) }},
+		{partNarrative, partNarrDelta, func(dir string) (*BuildStats, error) { return buildNarrDelta(ctx, r, m, cur[partNarrative], dir, opts) }},
 		{partCodeGraph, partGraphDelta, func(dir string) (*BuildStats, error) { return buildGraphDelta(ctx, r, m, cur[partCodeGraph], dir) }},
 	} {
 		if !build[d.part] {
@@ -1090,8 +1122,8 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	// graph it extends, when both are built.
 	var jobs [][]int
 	for _, part := range parts {
-		if part == partDelta || part == partGraphDelta {
-			continue // built
+		if part >= nParts {
+			continue // a delta: built
 		}
 		if part == partGraph && build[partCodeGraph] {
 			i := slices.IndexFunc(jobs, func(j []int) bool { return j[0] == partCodeGraph })

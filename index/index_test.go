@@ -201,12 +201,15 @@ func TestFreshness(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("zebra: %v %v", titles(hits), err)
 	}
-	// Only the narrative's segment was rebuilt.
+	// Only the narrative was brought up to date, by a delta segment.
 	if ix.segs[partCode].dir != codeDir {
 		t.Fatalf("a narrative edit rebuilt the code segment")
 	}
-	// Two segments are left: the code's, kept, and the narrative's, new
-	// (no graph segment: nothing asked for it).
+	if ix.narr.delta == nil {
+		t.Fatalf("a narrative edit rebuilt the narrative segment, not a delta")
+	}
+	// Three segments are left: the code's and the narrative's, kept, and
+	// the narrative's delta (no graph segment: nothing asked for it).
 	entries, _ := os.ReadDir(Dir(r))
 	segs := 0
 	for _, e := range entries {
@@ -214,7 +217,7 @@ func TestFreshness(t *testing.T) {
 			segs++
 		}
 	}
-	if segs != 2 {
+	if segs != 3 {
 		t.Fatalf("%d segments left", segs)
 	}
 }
@@ -283,7 +286,7 @@ func textIndex(tb testing.TB, texts []string) *Index {
 		}
 		segs[i] = s
 	}
-	ix := newIndex(segs[0], nil, segs[1])
+	ix := newIndex(segs[0], nil, segs[1], nil)
 	tb.Cleanup(func() { ix.Close() })
 	return ix
 }

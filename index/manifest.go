@@ -21,8 +21,9 @@ import (
 // table moved to the graph segment), 5 the code graph segment, 6 the
 // skip tables of long postings lists, 7 the order of documents by path
 // and line after kind and key, the file keys and delta segments, 8 the
-// code graph's table of repeated edges (mult.tbl) and its delta segments.
-const manifestVersion = "ctx-index-manifest 8"
+// code graph's table of repeated edges (mult.tbl) and its delta segments,
+// 9 the narrative's file keys, hidden ids and delta segments.
+const manifestVersion = "ctx-index-manifest 9"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with
@@ -48,9 +49,15 @@ type Manifest struct {
 	// in a graph segment's, that of the code graph it extends (whose
 	// nodes it numbers after).
 	Nodes uint32
-	// Base is, in a delta segment's manifest, the name of the code
-	// segment it extends (its directory under .ctx/index/).
-	Base      string
+	// Base is, in a delta segment's manifest, the name of the segment it
+	// extends (its directory under .ctx/index/).
+	Base string
+	// Hidden is, in a narrative segment's manifest, the node ids that
+	// narrative files hold but that have no document in the segment:
+	// deleted nodes, and ids found in more than one file (the segment
+	// holds the first by path, if not deleted); sorted. A narrative delta
+	// that touches one is not built.
+	Hidden    []string
 	Narrative []FileStat // sorted by path
 }
 
@@ -114,7 +121,7 @@ func codeKeys(r *repo.Repo, heads []object.ID) (code, graph object.ID, err error
 // Equal reports whether two manifests describe the same store state.
 func (m *Manifest) Equal(o *Manifest) bool {
 	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && m.Code == o.Code &&
-		m.CodeGraph == o.CodeGraph && m.Nodes == o.Nodes && m.Base == o.Base && slices.Equal(m.Narrative, o.Narrative)
+		m.CodeGraph == o.CodeGraph && m.Nodes == o.Nodes && m.Base == o.Base && slices.Equal(m.Hidden, o.Hidden) && slices.Equal(m.Narrative, o.Narrative)
 }
 
 // textEqual reports whether the text index built as m (its code and
@@ -149,7 +156,8 @@ func (m *Manifest) ChangedNarrative(o *Manifest) []string {
 }
 
 // MarshalText writes the manifest: a version line, the ref, a line per
-// head, a line per narrative file (tab-separated size, mtime, path).
+// head, the keys, the base, a line per hidden id, a line per
+// narrative file (tab-separated size, mtime, path).
 func (m *Manifest) MarshalText() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\ntokenizer %d\nref %s\n", manifestVersion, m.Tokenizer, m.Ref)
@@ -167,6 +175,9 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 	}
 	if m.Base != "" {
 		fmt.Fprintf(&b, "base %s\n", m.Base)
+	}
+	for _, id := range m.Hidden {
+		fmt.Fprintf(&b, "hidden %s\n", id)
 	}
 	for _, f := range m.Narrative {
 		if strings.ContainsAny(f.Path, "\t\n\r") {
@@ -238,6 +249,12 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 				return bad(n, "bad or repeated base segment")
 			}
 			m.Base = v
+		case strings.HasPrefix(line, "hidden "):
+			v := line[len("hidden "):]
+			if v == "" || strings.IndexFunc(v, func(r rune) bool { return r <= ' ' }) >= 0 || len(m.Narrative) > 0 || len(m.Hidden) > 0 && m.Hidden[len(m.Hidden)-1] >= v {
+				return bad(n, "bad or unordered hidden id")
+			}
+			m.Hidden = append(m.Hidden, v)
 		case strings.HasPrefix(line, "file "):
 			f := strings.SplitN(line[len("file "):], "\t", 3)
 			if len(f) != 3 || f[2] == "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"path"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -34,6 +35,8 @@ func TestIncrementalEqualsFull(t *testing.T) {
 	queries := []string{"alpha", "beta gamma", `"retry backoff"`, "zebra -alpha", "client connect", "jitter type:item", "delta type:observation"}
 	severalHeads := 0   // deltas built for several heads, over every seed
 	allGraphDeltas := 0 // code graph deltas, over every seed
+	allNarrDeltas := 0  // narrative deltas, over every seed
+	allDeltas := 0      // code deltas, over every seed
 	for seed := int64(1); seed <= 8; seed++ {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(seed))
@@ -53,6 +56,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 			var nodes []*narrative.Node
 			deltas, multi, lastDelta := 0, 0, ""
 			graphDeltas, lastGraphDelta := 0, ""
+			narrDeltas, lastNarrDelta := 0, ""
 			var history []object.ID // heads after code changes
 			for step := 0; step < 16; step++ {
 				// Deltas of every size, and changes too large for one.
@@ -62,8 +66,8 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				switch op := rng.Intn(5); {
-				case op <= 1: // write, edit or remove code files, then ingest
+				switch op := rng.Intn(9); {
+				case op <= 2: // write, edit or remove code files, then ingest
 					// Sometimes as another clone would, from an older
 					// commit: main then has two heads, as after a git
 					// merge, until the next ingestion reconciles them.
@@ -133,7 +137,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					for _, h := range others {
 						repo.AddHead(t, r, refs.Main, h)
 					}
-				case op == 2 || len(nodes) == 0: // add a node
+				case op == 8 || len(nodes) == 0: // add a node
 					n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: sentence()})
 					if err != nil {
 						t.Fatal(err)
@@ -143,11 +147,47 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					n := nodes[rng.Intn(len(nodes))]
 					file := filepath.Join(r.Narrative().Root, filepath.FromSlash(n.Path))
 					data, err := os.ReadFile(file)
+					if err != nil && !os.IsNotExist(err) {
+						t.Fatal(err)
+					}
+					if err == nil { // not removed
+						if err := os.WriteFile(file, append(data, []byte("\n"+sentence()+"\n")...), 0o644); err != nil {
+							t.Fatal(err)
+						}
+					}
+				case op == 5: // copy a node's file (its id is then in two files)
+					n := nodes[rng.Intn(len(nodes))]
+					dir := r.Narrative().Root
+					data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n.Path)))
+					if err == nil {
+						copied := path.Join(path.Dir(n.Path), fmt.Sprintf("%c-copy-%d.md", "az"[rng.Intn(2)], step))
+						if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(copied)), data, 0o644); err != nil {
+							t.Fatal(err)
+						}
+						nodes = append(nodes, &narrative.Node{ID: n.ID, Path: copied})
+					}
+				case op == 6: // remove or rename a node's file
+					n := nodes[rng.Intn(len(nodes))]
+					dir := r.Narrative().Root
+					file := filepath.Join(dir, filepath.FromSlash(n.Path))
+					if rng.Intn(2) == 0 {
+						os.Remove(file)
+					} else {
+						moved := path.Join(path.Dir(n.Path), fmt.Sprintf("moved-%d.md", step))
+						if os.Rename(file, filepath.Join(dir, filepath.FromSlash(moved))) == nil {
+							n.Path = moved
+						}
+					}
+				case op == 7: // supersede a node by another
+					a, b := nodes[rng.Intn(len(nodes))], nodes[rng.Intn(len(nodes))]
+					cat, err := w.Narrative().Load()
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := os.WriteFile(file, append(data, []byte("\n"+sentence()+"\n")...), 0o644); err != nil {
-						t.Fatal(err)
+					if cur := cat.Nodes[a.ID]; cur != nil && a.ID != b.ID && cur.Path == a.Path {
+						if _, err := w.Narrative().Change(cur, narrative.OpSupersede, string(b.ID)); err != nil {
+							t.Fatal(err)
+						}
 					}
 				default: // delete a node
 					n := nodes[rng.Intn(len(nodes))]
@@ -175,6 +215,10 @@ func TestIncrementalEqualsFull(t *testing.T) {
 						multi++
 					}
 				}
+				if d := inc.narr.delta; d != nil && d.seg.dir != lastNarrDelta {
+					narrDeltas++
+					lastNarrDelta = d.seg.dir
+				}
 				incAnswers := answers(t, inc, queries)
 				// A full rebuild in another store's index directory,
 				// so that inc stays open beside it.
@@ -199,27 +243,34 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					lastGraphDelta = d
 				}
 				equalGraphs(t, gx, fullGraphOf(t, r))
-				if inc.code.delta == nil {
-					if got, want := segmentFiles(t, inc), segmentFiles(t, full); !slices.Equal(got, want) {
-						t.Fatalf("step %d: the incremental index's files differ from a full rebuild's", step)
-					}
-				} else if got, want := segmentFiles(t, inc)[6:], segmentFiles(t, full)[6:]; !slices.Equal(got, want) {
+				// A segment not extended by a delta is byte for byte a full
+				// build's.
+				got, want := segmentFiles(t, inc), segmentFiles(t, full)
+				if inc.code.delta == nil && !slices.Equal(got[:6], want[:6]) {
+					t.Fatalf("step %d: the incremental code segment differs from a full rebuild's", step)
+				}
+				if inc.narr.delta == nil && !slices.Equal(got[6:], want[6:]) {
 					t.Fatalf("step %d: the incremental narrative segment differs from a full rebuild's", step)
 				}
 			}
-			t.Logf("%d of 16 steps built a delta segment, %d of them for several heads; %d a code graph delta", deltas, multi, graphDeltas)
-			if deltas == 0 {
-				t.Fatal("no step built a delta segment")
-			}
+			t.Logf("%d of 16 steps built a delta segment, %d of them for several heads; %d a code graph delta; %d a narrative delta", deltas, multi, graphDeltas, narrDeltas)
 			severalHeads += multi
 			allGraphDeltas += graphDeltas
+			allNarrDeltas += narrDeltas
+			allDeltas += deltas
 		})
+	}
+	if allDeltas == 0 {
+		t.Fatal("no step built a delta segment")
 	}
 	if severalHeads == 0 {
 		t.Fatal("no delta segment was built for several heads")
 	}
 	if allGraphDeltas == 0 {
 		t.Fatal("no code graph delta segment was built")
+	}
+	if allNarrDeltas == 0 {
+		t.Fatal("no narrative delta segment was built")
 	}
 }
 
@@ -260,7 +311,7 @@ func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
 	}
 	terms, keys := map[string]bool{}, map[string]bool{}
 	for _, ix := range []*Index{got, want} {
-		for _, s := range append(ix.segs[:], deltaSeg(ix)) {
+		for _, s := range append(ix.segs[:], deltaSegs(ix)...) {
 			if s == nil {
 				continue
 			}
@@ -307,11 +358,14 @@ func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
 	}
 }
 
-func deltaSeg(ix *Index) *segment {
-	if ix.code.delta == nil {
-		return nil
+func deltaSegs(ix *Index) []*segment {
+	var out []*segment
+	for _, d := range []*textDelta{ix.code.delta, ix.narr.delta} {
+		if d != nil {
+			out = append(out, d.seg)
+		}
 	}
-	return ix.code.delta.seg
+	return out
 }
 
 // postingsText returns the postings of term as text: its frequency, then

@@ -23,7 +23,6 @@ type segment struct {
 	commits  *table.Table // the code segment's history: nil in the narrative's
 	stats    text.Stats
 	lens     []byte // u32 little-endian per document, in meta's mapping
-	base     uint32 // the index's number of the segment's document 0
 }
 
 func (s *segment) close() error {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,6 +21,7 @@ type Catalog struct {
 	Nodes    map[ID]*Node
 	Problems []Problem // files or comments that did not parse; their nodes may be missing
 	ids      []ID      // sorted
+	dups     map[ID]bool
 }
 
 // Load parses every Markdown file of the space. A file that does not parse
@@ -30,12 +32,20 @@ func (s *Space) Load() (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var paths []string
-	for _, f := range files {
-		if strings.HasSuffix(f.Path, ".md") {
-			paths = append(paths, f.Path)
-		}
+	paths := make([]string, len(files))
+	for i, f := range files {
+		paths[i] = f.Path
 	}
+	return s.LoadFiles(paths), nil
+}
+
+// LoadFiles parses the files of the space at paths (relative to its root,
+// slash-separated), as Load parses them all: files not ending in .md are
+// skipped, a file missing is left out, and of two files with one node
+// id the first by path wins.
+func (s *Space) LoadFiles(paths []string) *Catalog {
+	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !strings.HasSuffix(p, ".md") })
+	slices.Sort(paths)
 	// Files are read and parsed on every core, then added in path order,
 	// so that which of two copies of a node wins stays the same.
 	parsed := make([]parsedFile, len(paths))
@@ -48,7 +58,7 @@ func (s *Space) Load() (*Catalog, error) {
 		c.add(p)
 	}
 	c.finish()
-	return c, nil
+	return c
 }
 
 // parseFile reads and parses the narrative file at path (relative to the
@@ -142,6 +152,10 @@ func (c *Catalog) add(p parsedFile) {
 		return
 	}
 	if first, dup := c.Nodes[n.ID]; dup {
+		if c.dups == nil {
+			c.dups = map[ID]bool{}
+		}
+		c.dups[n.ID] = true
 		c.Problems = append(c.Problems, Problem{Path: n.Path, Line: n.Line,
 			Msg: fmt.Sprintf("node id %s is also in %s (copied file?): this one is ignored; give it a new id", n.ID, first.Path)})
 		return
@@ -157,6 +171,12 @@ func (c *Catalog) finish() {
 
 // IDs returns every node's ID, sorted.
 func (c *Catalog) IDs() []ID { return c.ids }
+
+// Duplicated returns, sorted, the IDs found in more than one file: the
+// catalog holds each from its first file by path and ignores the others.
+func (c *Catalog) Duplicated() []ID {
+	return slices.Sorted(maps.Keys(c.dups))
+}
 
 // findCycles reports supersede chains that loop back (two teammates each
 // superseded one node by the other): every node in the loop is hidden

@@ -363,5 +363,20 @@ func TestLoadInPathOrder(t *testing.T) {
 		if !slices.Equal(got.Problems, want.Problems) || len(got.Problems) < 4 {
 			t.Fatalf("problems:\nLoad     %+v\nCatalogOf %+v", got.Problems, want.Problems)
 		}
+		if d := got.Duplicated(); !slices.Equal(d, []ID{first.ID}) {
+			t.Errorf("Duplicated = %v, want [%s]", d, first.ID)
+		}
+	}
+	// LoadFiles: a subset, out of order, with a file missing and one
+	// that is not Markdown.
+	sub := s.LoadFiles([]string{"facts/zz-copy.md", "facts/gone.md", "facts/not-markdown.txt", first.Path})
+	if ids := sub.IDs(); !slices.Equal(ids, []ID{first.ID}) || sub.Nodes[first.ID].Path != first.Path {
+		t.Errorf("LoadFiles: ids %v", ids)
+	}
+	if d := sub.Duplicated(); !slices.Equal(d, []ID{first.ID}) || len(sub.Problems) != 1 {
+		t.Errorf("LoadFiles: duplicated %v, problems %+v", d, sub.Problems)
+	}
+	if d := CatalogOf(srcs[:1]).Duplicated(); len(d) != 0 {
+		t.Errorf("one file: Duplicated = %v", d)
 	}
 }

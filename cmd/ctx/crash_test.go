@@ -95,6 +95,25 @@ func TestCrashAtEveryPoint(t *testing.T) {
 			}
 		}
 	}
+	// asFull checks that out, what args printed after a crash, is what
+	// they print after a full rebuild (of the text segments only, with
+	// text), in a copy of dir; and that CURRENT names a segment of kind.
+	asFull := func(t *testing.T, dir, out string, text bool, kind string, args ...string) {
+		t.Helper()
+		full := filepath.Join(t.TempDir(), "full")
+		copyDir(t, dir, full)
+		rebuild := []string{"rebuild", "-q"}
+		if text {
+			rebuild = append(rebuild, "--text")
+		}
+		must(t, full, env, "", ctx, rebuild...)
+		if want := must(t, full, env, "", ctx, args...); out != want {
+			t.Fatalf("%s after a crash:\n%s\nafter a full rebuild:\n%s", args[0], out, want)
+		}
+		if cur, err := os.ReadFile(filepath.Join(dir, ".ctx", "index", "CURRENT")); err != nil || !strings.Contains(string(cur), "\n"+kind+" seg-") {
+			t.Fatalf("no %s segment after %s: %v\n%s", kind, args[0], err, cur)
+		}
+	}
 	steps := []step{
 		{name: "hash-object batch", stdin: strings.Join(paths, "\n"), args: []string{"hash-object", "-w", "--stdin-paths"},
 			check: func(t *testing.T, dir string, done bool) {
@@ -196,18 +215,9 @@ func TestCrashAtEveryPoint(t *testing.T) {
 				if !strings.Contains(out, "src.Y2") {
 					t.Fatalf("search for a new item after a crash:\n%s", out)
 				}
-				// The same answer as a full rebuild's, in a copy.
-				full := filepath.Join(t.TempDir(), "full")
-				copyDir(t, dir, full)
-				must(t, full, env, "", ctx, "rebuild", "-q", "--text")
-				if want := must(t, full, env, "", ctx, "search", "Y2"); out != want {
-					t.Fatalf("search after a crash:\n%s\nafter a full rebuild:\n%s", out, want)
-				}
+				asFull(t, dir, out, true, "delta", "search", "Y2")
 				if out := must(t, dir, env, "", ctx, "search", "X1"); !strings.Contains(out, "src/file1.go") {
 					t.Fatalf("search for an old item after a crash:\n%s", out)
-				}
-				if cur, err := os.ReadFile(filepath.Join(dir, ".ctx", "index", "CURRENT")); err != nil || !strings.Contains(string(cur), "\ndelta seg-") {
-					t.Fatalf("no delta segment after the search: %v\n%s", err, cur)
 				}
 			}},
 		// A read of the graph after a code change brings the code graph
@@ -223,15 +233,21 @@ func TestCrashAtEveryPoint(t *testing.T) {
 				if !strings.Contains(out, "item:src.Y3") {
 					t.Fatalf("edges of a changed file after a crash:\n%s", out)
 				}
-				full := filepath.Join(t.TempDir(), "full")
-				copyDir(t, dir, full)
-				must(t, full, env, "", ctx, "rebuild", "-q")
-				if want := must(t, full, env, "", ctx, "debug", "index", "out", "file:src/file3.go"); out != want {
-					t.Fatalf("edges after a crash:\n%s\nafter a full rebuild:\n%s", out, want)
+				asFull(t, dir, out, false, "graphdelta", "debug", "index", "out", "file:src/file3.go")
+			}},
+		// A search after a note brings the narrative segment up to date
+		// with a narrative delta; killed anywhere, the next search finds
+		// the note, as after a full rebuild.
+		{name: "search with a narrative delta", args: []string{"search", "zebrafish"},
+			setup: func(t *testing.T, dir string) {
+				must(t, dir, env, "", ctx, "add", "fact", "Zebrafish regrow fins")
+			},
+			check: func(t *testing.T, dir string, done bool) {
+				out := must(t, dir, env, "", ctx, "search", "zebrafish")
+				if !strings.Contains(out, "Zebrafish regrow fins") {
+					t.Fatalf("search for a new note after a crash:\n%s", out)
 				}
-				if cur, err := os.ReadFile(filepath.Join(dir, ".ctx", "index", "CURRENT")); err != nil || !strings.Contains(string(cur), "\ngraphdelta seg-") {
-					t.Fatalf("no code graph delta after the read: %v\n%s", err, cur)
-				}
+				asFull(t, dir, out, true, "narrdelta", "search", "zebrafish")
 			}},
 		{name: "init --force", args: []string{"init", "--force"}, check: func(t *testing.T, dir string, done bool) {
 			mainIs(root, before)(t, dir, done)

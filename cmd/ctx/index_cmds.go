@@ -108,11 +108,19 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 		app.printf("index is fresh: %d documents\n", ix.Docs())
 	} else {
 		res["terms"], res["keys"], res["bytes"] = st.Terms, st.Keys, st.Bytes
-		switch d := st.Delta; {
-		case d != nil:
-			res["delta"] = d
-			app.printf("index updated: a delta segment adds %d and replaces %d documents (%d in all; segments written: %d terms, %d keys, %s)\n",
-				d.Docs, d.Replaced, st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
+		switch d, nd := st.Delta, st.NarrativeDelta; {
+		case d != nil || nd != nil:
+			var what []string
+			if d != nil {
+				res["delta"] = d
+				what = append(what, fmt.Sprintf("a delta segment adds %d and replaces %d documents", d.Docs, d.Replaced))
+			}
+			if nd != nil {
+				res["narrative_delta"] = nd
+				what = append(what, fmt.Sprintf("a narrative delta segment adds %d and replaces %d", nd.Docs, nd.Replaced))
+			}
+			app.printf("index updated: %s (%d in all; segments written: %d terms, %d keys, %s)\n",
+				strings.Join(what, "; "), st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
 		case st.GraphDelta == nil || st.Docs > 0:
 			app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
 		}

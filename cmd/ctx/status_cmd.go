@@ -72,6 +72,9 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 		if d := ist.Delta; d != nil {
 			delta = fmt.Sprintf("; a delta segment adds %d and replaces %d", d.Docs, d.Replaced)
 		}
+		if d := ist.NarrativeDelta; d != nil {
+			delta += fmt.Sprintf("; a narrative delta segment adds %d and replaces %d", d.Docs, d.Replaced)
+		}
 		app.printf("index: fresh (%d documents%s)\n", ist.Docs, delta)
 	default:
 		app.printf("index: %s; the next search or query updates it (or ctx rebuild)\n", ist.Reason)

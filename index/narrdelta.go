@@ -1,0 +1,103 @@
+package index
+
+import (
+	"context"
+	"path"
+	"path/filepath"
+	"slices"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// buildNarrDelta writes into dir, which must not exist, the delta segment
+// that brings the narrative segment in baseDir up to the narrative files
+// as m describes them; errNoDelta when the change is too large for one,
+// or touches a node id whose document may depend on an unchanged file.
+//
+// A narrative node's document derives from its own file alone, with one
+// exception: of two files holding one id, the catalog keeps the first by
+// path. So the delta parses only the files added, removed or changed
+// since the base (by their stat data, as the index notices them), and is
+// built only when each id those files held or hold belongs to them alone:
+// not hidden in the base (Manifest.Hidden: a deleted node's, or one in
+// several files), and not another file's document in the base.
+func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir string, opts BuildOptions) (*BuildStats, error) {
+	base, err := openSegment(baseDir)
+	if err != nil {
+		return nil, err
+	}
+	defer base.close()
+	bm := base.manifest
+	if bm.Tokenizer != m.Tokenizer || bm.Base != "" || !bm.Code.IsZero() || len(bm.Heads) > 0 {
+		return nil, errNoDelta
+	}
+	budget := int(base.stats.Docs)/deltaShare + deltaSlack
+	changed := bm.ChangedNarrative(m)
+	if len(changed) > budget {
+		return nil, errNoDelta
+	}
+	inChange := make(map[string]bool, len(changed))
+	var dead []uint32
+	var ids []string // the node ids the changed files held or hold
+	for _, p := range changed {
+		file := narrativePath(p)
+		inChange[file] = true
+		docs, heads, err := docsUnder(base, nsFile, file)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range heads {
+			ids = append(ids, h.NodeKey)
+		}
+		dead = append(dead, docs...)
+	}
+	// Of two changed files with one id, LoadFiles keeps the first by path,
+	// as a full load does: no other file holds the id (checked below).
+	cat := r.Narrative().LoadFiles(changed)
+	for _, id := range cat.IDs() {
+		ids = append(ids, string(id))
+	}
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		if _, hidden := slices.BinarySearch(bm.Hidden, id); hidden {
+			return nil, errNoDelta
+		}
+		_, heads, err := docsUnder(base, nsNode, graph.NarrativeNode("", id).ID.String())
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range heads {
+			if !inChange[h.Path] {
+				return nil, errNoDelta // another file's node
+			}
+		}
+	}
+	docs, _ := narrativeDocs(cat)
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Base: filepath.Base(baseDir), Narrative: m.Narrative}
+	st, err := writeDelta(ctx, base, dir, docs, dead, budget, pm, opts)
+	if err != nil {
+		return nil, err
+	}
+	st.NarrativeDelta, st.Delta = st.Delta, nil
+	return st, nil
+}
+
+// docsUnder returns the documents of seg under a key, and their heads.
+func docsUnder(seg *segment, ns byte, key string) ([]uint32, []recordHead, error) {
+	docs, err := seg.lookup(ns, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	heads := make([]recordHead, len(docs))
+	for i, d := range docs {
+		if heads[i], err = seg.docHead(d); err != nil {
+			return nil, nil, err
+		}
+	}
+	return docs, heads, nil
+}
+
+// narrativePath is the path a narrative document records for the file at
+// p (relative to narrative/).
+func narrativePath(p string) string { return path.Join(repo.DirName, "narrative", p) }

@@ -1,0 +1,162 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/repo"
+)
+
+// TestNarrativeDeltaSteps walks through the changes a narrative delta
+// takes and those it leaves to a rebuild of the narrative segment: after
+// each, the index must equal a full build's, with or without a delta as
+// the step says.
+func TestNarrativeDeltaSteps(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	sp := r.Narrative()
+	lock := func() *repo.Writer {
+		w, err := r.Lock(context.Background(), repo.LockOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Unlock() })
+		return w
+	}
+	w := lock()
+	var nodes []*narrative.Node
+	for i := range 12 {
+		n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: fmt.Sprintf("Fact %d about retry backoff", i), Tags: []string{"tier:reference"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes = append(nodes, n)
+	}
+	file := func(n *narrative.Node) string { return filepath.Join(sp.Root, filepath.FromSlash(n.Path)) }
+	read := func(n *narrative.Node) []byte {
+		b, err := os.ReadFile(file(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	write := func(rel string, b []byte) {
+		if err := os.WriteFile(filepath.Join(sp.Root, filepath.FromSlash(rel)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load := func() *narrative.Catalog {
+		cat, err := sp.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cat
+	}
+	rng := rand.New(rand.NewSource(1))
+	var lastDelta string
+	// check opens the index as a reading command does and compares it
+	// with a full build; delta says whether a new narrative delta must
+	// have been built (false: the narrative segment was rebuilt).
+	check := func(step string, delta bool) {
+		t.Helper()
+		ix, _, err := Open(context.Background(), r, BuildOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		defer ix.Close()
+		equalIndexes(t, ix, fullIndexOf(t, r), rng)
+		d := ix.narr.delta
+		switch {
+		case delta && (d == nil || d.seg.dir == lastDelta):
+			t.Fatalf("%s: no new narrative delta", step)
+		case !delta && d != nil:
+			t.Fatalf("%s: a narrative delta, want the segment rebuilt", step)
+		}
+		if d != nil {
+			lastDelta = d.seg.dir
+		}
+	}
+	check("first build", false)
+
+	n0 := nodes[0]
+	w.Narrative().Add(narrative.NewNode{Type: narrative.Observation, Content: "A note on jitter"})
+	check("a note added", true)
+
+	write(n0.Path, append(read(n0), "\nMore on retry.\n"...))
+	check("a file edited by hand", true)
+
+	if _, err := w.Narrative().Change(load().Nodes[nodes[1].ID], narrative.OpSupersede, string(nodes[2].ID)); err != nil {
+		t.Fatal(err)
+	}
+	check("a node superseded", true)
+
+	alive3 := read(nodes[3])
+	if _, err := w.Narrative().Change(load().Nodes[nodes[3].ID], narrative.OpDelete, ""); err != nil {
+		t.Fatal(err)
+	}
+	check("a node deleted", true)
+
+	if err := os.Remove(file(nodes[4])); err != nil {
+		t.Fatal(err)
+	}
+	check("a file removed", true)
+
+	moved := path.Join(path.Dir(nodes[5].Path), "moved.md")
+	if err := os.Rename(file(nodes[5]), filepath.Join(sp.Root, filepath.FromSlash(moved))); err != nil {
+		t.Fatal(err)
+	}
+	nodes[5].Path = moved
+	check("a file renamed", true)
+
+	// A copy of an unchanged node's file, before it by path: the copy's
+	// node wins, a change of another file's document.
+	n7 := nodes[7]
+	copied := path.Join(path.Dir(n7.Path), "0-copy.md")
+	write(copied, read(n7))
+	check("a file copied before its original", false)
+	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(ix.segs[partNarrative].manifest.Hidden, string(n7.ID)) {
+		t.Fatalf("the copied id is not hidden in the rebuilt segment's manifest: %v", err)
+	} else {
+		ix.Close()
+	}
+	// Either copy edited: its id is hidden in the base.
+	write(n7.Path, append(read(n7), "\nEven more.\n"...))
+	check("the original of a copied file edited", false)
+	if err := os.Remove(filepath.Join(sp.Root, filepath.FromSlash(copied))); err != nil {
+		t.Fatal(err)
+	}
+	check("the copy removed", false)
+
+	// A deleted node still holds its id: a live copy after it by path is
+	// ignored (hidden in the base).
+	write(path.Join(path.Dir(nodes[3].Path), "zz-revived.md"), alive3)
+	check("a deleted node's file copied alive after it", false)
+	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	} else if docs, err := ix.Lookup("node", graphNodeOf(nodes[3].ID)); err != nil || len(docs) != 0 {
+		ix.Close()
+		t.Fatalf("the deleted node has documents %v (%v)", docs, err)
+	} else {
+		ix.Close()
+	}
+
+	// Many changes at once: more than the budget.
+	defer func(share, slack int) { deltaShare, deltaSlack = share, slack }(deltaShare, deltaSlack)
+	deltaShare, deltaSlack = 8, 2
+	for i := 8; i < 12; i++ {
+		write(nodes[i].Path, append(read(nodes[i]), "\nEdited.\n"...))
+	}
+	check("four files edited, over the budget", false)
+	write(nodes[8].Path, append(read(nodes[8]), "\nOnce more.\n"...))
+	check("one file edited, within it", true)
+}
+
+// graphNodeOf is the "node" key of a narrative node's document.
+func graphNodeOf(id narrative.ID) string { return graph.NarrativeNode("", string(id)).ID.String() }
