@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -194,12 +193,19 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 		return fmt.Errorf("%w: manifest line %d: %s", ErrCorrupt, line, what)
 	}
 	*m = Manifest{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	// One string for the whole text: the paths are parts of it. A store
+	// of thousands of notes has a line per narrative file, and every
+	// reading command parses two or three manifests.
+	text := string(data)
+	if k := strings.Count(text, "\nfile "); k > 0 {
+		m.Narrative = make([]FileStat, 0, k)
+	}
 	n := 0
-	for sc.Scan() {
+	for text != "" {
 		n++
-		line := sc.Text()
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		line = strings.TrimSuffix(line, "\r")
 		switch {
 		case n == 1:
 			if line != manifestVersion {
@@ -256,25 +262,23 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			}
 			m.Hidden = append(m.Hidden, v)
 		case strings.HasPrefix(line, "file "):
-			f := strings.SplitN(line[len("file "):], "\t", 3)
-			if len(f) != 3 || f[2] == "" {
+			sizeText, rest, ok1 := strings.Cut(line[len("file "):], "\t")
+			modText, path, ok2 := strings.Cut(rest, "\t")
+			if !ok1 || !ok2 || path == "" {
 				return bad(n, "bad file line")
 			}
-			size, err1 := strconv.ParseInt(f[0], 10, 64)
-			mod, err2 := strconv.ParseInt(f[1], 10, 64)
+			size, err1 := strconv.ParseInt(sizeText, 10, 64)
+			mod, err2 := strconv.ParseInt(modText, 10, 64)
 			if err1 != nil || err2 != nil || size < 0 {
 				return bad(n, "bad file stat")
 			}
-			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= f[2] {
+			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= path {
 				return bad(n, "unordered file")
 			}
-			m.Narrative = append(m.Narrative, FileStat{Path: f[2], Size: size, ModNano: mod})
+			m.Narrative = append(m.Narrative, FileStat{Path: path, Size: size, ModNano: mod})
 		default:
 			return bad(n, "unknown line")
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%w: manifest: %v", ErrCorrupt, err)
 	}
 	if n < 3 {
 		return bad(n, "truncated")

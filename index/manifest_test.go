@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,5 +134,24 @@ func TestManifestKeysFromBuilt(t *testing.T) {
 				t.Fatalf("manifest %+v, want %+v apart from the keys", m, want)
 			}
 		})
+	}
+}
+
+// BenchmarkManifestParse parses the manifest of a narrative segment of
+// 5,000 files, which every reading command of such a store reads.
+func BenchmarkManifestParse(b *testing.B) {
+	m := &Manifest{Tokenizer: 1, Ref: "refs/main"}
+	for i := range 5000 {
+		m.Narrative = append(m.Narrative, FileStat{Path: fmt.Sprintf("observations/note-%05d-a6rzfx9ver.md", i), Size: 300 + int64(i%97), ModNano: 1795000000000000000 + int64(i)})
+	}
+	data, err := m.MarshalText()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		var back Manifest
+		if err := back.UnmarshalText(data); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
