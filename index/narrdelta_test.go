@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand"
@@ -107,6 +108,16 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("a file removed", true)
+
+	// Copies in files the narrative does not list (hidden): changed
+	// files, skipped.
+	if err := os.MkdirAll(filepath.Join(sp.Root, ".drafts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fresh := bytes.ReplaceAll(read(nodes[9]), []byte(nodes[9].ID), []byte("hhhhhhhhh0"))
+	write(".drafts/draft.md", fresh)
+	write(path.Join(path.Dir(nodes[9].Path), ".swap.md"), fresh)
+	check("hidden copies written", true)
 
 	moved := path.Join(path.Dir(nodes[5].Path), "moved.md")
 	if err := os.Rename(file(nodes[5]), filepath.Join(sp.Root, filepath.FromSlash(moved))); err != nil {

@@ -40,11 +40,12 @@ func (s *Space) Load() (*Catalog, error) {
 }
 
 // LoadFiles parses the files of the space at paths (relative to its root,
-// slash-separated), as Load parses them all: files not ending in .md are
-// skipped, a file missing is left out, and of two files with one node
-// id the first by path wins.
+// slash-separated), as Load parses them all: files not ending in .md and
+// those Files does not list (hidden, temporary) are skipped, a file
+// missing is left out, and of two files with one node id the first by
+// path wins.
 func (s *Space) LoadFiles(paths []string) *Catalog {
-	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !strings.HasSuffix(p, ".md") })
+	paths = slices.DeleteFunc(slices.Clone(paths), func(p string) bool { return !strings.HasSuffix(p, ".md") || !listed(p) })
 	slices.Sort(paths)
 	// Files are read and parsed on every core, then added in path order,
 	// so that which of two copies of a node wins stays the same.

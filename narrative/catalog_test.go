@@ -367,9 +367,20 @@ func TestLoadInPathOrder(t *testing.T) {
 			t.Errorf("Duplicated = %v, want [%s]", d, first.ID)
 		}
 	}
-	// LoadFiles: a subset, out of order, with a file missing and one
-	// that is not Markdown.
-	sub := s.LoadFiles([]string{"facts/zz-copy.md", "facts/gone.md", "facts/not-markdown.txt", first.Path})
+	// LoadFiles: a subset, out of order, with a file missing, one that
+	// is not Markdown, and copies Load does not list (hidden).
+	for _, p := range []string{".drafts/a.md", "facts/.swap.md"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(s.Root, filepath.FromSlash(p))), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(s.Root, filepath.FromSlash(p)), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := s.Load(); err != nil || !slices.Equal(got.Problems, want.Problems) {
+		t.Fatalf("Load with hidden copies: problems %+v, %v", got.Problems, err)
+	}
+	sub := s.LoadFiles([]string{"facts/zz-copy.md", "facts/gone.md", "facts/not-markdown.txt", ".drafts/a.md", "facts/.swap.md", first.Path})
 	if ids := sub.IDs(); !slices.Equal(ids, []ID{first.ID}) || sub.Nodes[first.ID].Path != first.Path {
 		t.Errorf("LoadFiles: ids %v", ids)
 	}

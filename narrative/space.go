@@ -406,8 +406,7 @@ func (s *Space) Files() ([]File, error) {
 			}
 			return err
 		}
-		name := d.Name()
-		if p != s.Root && (strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".tmp")) {
+		if p != s.Root && !listedName(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -430,6 +429,25 @@ func (s *Space) Files() ([]File, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// listedName reports whether Files lists a file or directory of this
+// name: not a hidden one (a leading dot: an editor's swap file, git's
+// or ctx's own) nor a temporary file of an interrupted write.
+func listedName(name string) bool {
+	return !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".tmp")
+}
+
+// listed reports whether Files lists the file at rel (slash-separated,
+// relative to the root) when it is a regular file: every part of its
+// path is listedName's.
+func listed(rel string) bool {
+	for part := range strings.SplitSeq(rel, "/") {
+		if !listedName(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // Classify returns the role and stream of a narrative path (design §8.3,
