@@ -524,7 +524,7 @@ echo "floors (ms, median wall [cpu]): empty Go program $(ms1 "$F_HELLO") [$(ms1 
 # above 1.0, no ctx search can meet its target on this machine.
 FMIN=${S_FTS[0]}
 for v in "${S_FTS[@]}"; do ((v < FMIN)) && FMIN=$v; done
-echo "the chosen dependencies alone take $(ratio "$F_DEPS" "$FMIN") of FTS5's fastest search ($(ms1 "$FMIN") ms)$( (($(ratio_milli "$F_DEPS" "$FMIN") >= 1000)) && echo ": a search target of <= 1.0 is out of reach while ctx links them")"
+echo "the chosen dependencies alone take $(ratio "$F_DEPS" "$FMIN") times as long as FTS5's fastest search ($(ms1 "$FMIN") ms)$( (($(ratio_milli "$F_DEPS" "$FMIN") >= 1000)) && echo ": a search target of <= 1.0 is out of reach while ctx links them")"
 echo "queries (matching: ctx documents / FTS5 files):"
 for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	echo "  ${QLABELS[q]}: ${QUERIES[q]} — ${M_CTX[q]:-?} / ${M_FTS[q]:-?}"
