@@ -154,7 +154,7 @@ func CollectNarrative(r *repo.Repo) ([]Doc, error) {
 
 // collectNarrative is CollectNarrative, also returning the hidden ids
 // (Manifest.Hidden).
-func collectNarrative(r *repo.Repo) ([]Doc, []string, error) {
+func collectNarrative(r *repo.Repo) ([]Doc, []HiddenID, error) {
 	cat, err := r.Narrative().Load()
 	if err != nil {
 		return nil, nil, err
@@ -164,23 +164,26 @@ func collectNarrative(r *repo.Repo) ([]Doc, []string, error) {
 }
 
 // narrativeDocs returns the documents of a catalog's nodes, sorted, and
-// its hidden ids: those of deleted nodes and those in several files.
-func narrativeDocs(cat *narrative.Catalog) ([]Doc, []string) {
+// its hidden ids with their files: those of deleted nodes and those in
+// several files.
+func narrativeDocs(cat *narrative.Catalog) ([]Doc, []HiddenID) {
 	var docs []Doc
-	var hidden []string
+	var hidden []HiddenID
 	for _, id := range cat.Duplicated() {
-		hidden = append(hidden, string(id))
+		for _, p := range cat.DuplicatedIn(id) {
+			hidden = append(hidden, HiddenID{ID: string(id), Path: p})
+		}
 	}
 	for _, id := range cat.IDs() {
 		n := cat.Nodes[id]
 		if n.Deleted {
-			hidden = append(hidden, string(id))
+			hidden = append(hidden, HiddenID{ID: string(id), Path: n.Path})
 			continue
 		}
 		docs = append(docs, narrativeDoc(n))
 	}
 	sortDocs(docs)
-	slices.Sort(hidden)
+	slices.SortFunc(hidden, compareHidden)
 	return docs, slices.Compact(hidden)
 }
 

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,8 +22,9 @@ import (
 // skip tables of long postings lists, 7 the order of documents by path
 // and line after kind and key, the file keys and delta segments, 8 the
 // code graph's table of repeated edges (mult.tbl) and its delta segments,
-// 9 the narrative's file keys, hidden ids and delta segments.
-const manifestVersion = "ctx-index-manifest 9"
+// 9 the narrative's file keys, hidden ids and delta segments, 10 the
+// change time and inode of narrative files and the files of hidden ids.
+const manifestVersion = "ctx-index-manifest 10"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with
@@ -52,19 +54,34 @@ type Manifest struct {
 	// extends (its directory under .ctx/index/).
 	Base string
 	// Hidden is, in a narrative segment's manifest, the node ids that
-	// narrative files hold but that have no document in the segment:
-	// deleted nodes, and ids found in more than one file (the segment
-	// holds the first by path, if not deleted); sorted. A narrative delta
-	// that touches one is not built.
-	Hidden    []string
+	// narrative files hold but that have no document in the segment,
+	// with the files holding them: deleted nodes, and ids found in more
+	// than one file (the segment holds the first by path, if not
+	// deleted); sorted by id, then path. A narrative delta that touches
+	// one of the ids or files is not built.
+	Hidden    []HiddenID
 	Narrative []FileStat // sorted by path
 }
 
-// FileStat is what a manifest keeps of a narrative file.
+// FileStat is what a manifest keeps of a narrative file: enough that an
+// edit shows even when it keeps the size and the modification time (a
+// tool that sets the time back, a file renamed over another): the
+// change time, which only the kernel sets, and the inode. Systems other
+// than Linux record 0 for both.
 type FileStat struct {
-	Path    string // relative to narrative/, slash-separated
-	Size    int64
-	ModNano int64
+	Path       string // relative to narrative/, slash-separated
+	Size       int64
+	ModNano    int64
+	ChangeNano int64
+	Ino        uint64
+}
+
+// HiddenID is a node id a narrative file holds but which has no document
+// in the narrative segment, with that file: a deleted node's, or an id
+// in several files (a line for each).
+type HiddenID struct {
+	ID   string
+	Path string // relative to narrative/, slash-separated
 }
 
 // CurrentManifest reads the manifest of the store as it stands.
@@ -155,8 +172,9 @@ func (m *Manifest) ChangedNarrative(o *Manifest) []string {
 }
 
 // MarshalText writes the manifest: a version line, the ref, a line per
-// head, the keys, the base, a line per hidden id, a line per
-// narrative file (tab-separated size, mtime, path).
+// head, the keys, the base, a line per hidden id and file (tab-separated),
+// a line per narrative file (tab-separated size, mtime, ctime, inode,
+// path).
 func (m *Manifest) MarshalText() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\ntokenizer %d\nref %s\n", manifestVersion, m.Tokenizer, m.Ref)
@@ -175,14 +193,17 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 	if m.Base != "" {
 		fmt.Fprintf(&b, "base %s\n", m.Base)
 	}
-	for _, id := range m.Hidden {
-		fmt.Fprintf(&b, "hidden %s\n", id)
+	for _, h := range m.Hidden {
+		if strings.ContainsAny(h.Path, "\t\n\r") {
+			return nil, fmt.Errorf("index: narrative file name %q holds a tab or newline", h.Path)
+		}
+		fmt.Fprintf(&b, "hidden %s\t%s\n", h.ID, h.Path)
 	}
 	for _, f := range m.Narrative {
 		if strings.ContainsAny(f.Path, "\t\n\r") {
 			return nil, fmt.Errorf("index: narrative file name %q holds a tab or newline", f.Path)
 		}
-		fmt.Fprintf(&b, "file %d\t%d\t%s\n", f.Size, f.ModNano, f.Path)
+		fmt.Fprintf(&b, "file %d\t%d\t%d\t%d\t%s\n", f.Size, f.ModNano, f.ChangeNano, f.Ino, f.Path)
 	}
 	return b.Bytes(), nil
 }
@@ -256,26 +277,35 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			}
 			m.Base = v
 		case strings.HasPrefix(line, "hidden "):
-			v := line[len("hidden "):]
-			if v == "" || strings.IndexFunc(v, func(r rune) bool { return r <= ' ' }) >= 0 || len(m.Narrative) > 0 || len(m.Hidden) > 0 && m.Hidden[len(m.Hidden)-1] >= v {
+			id, path, _ := strings.Cut(line[len("hidden "):], "\t")
+			h := HiddenID{ID: id, Path: path}
+			if id == "" || path == "" || strings.IndexFunc(id, func(r rune) bool { return r <= ' ' }) >= 0 || len(m.Narrative) > 0 ||
+				len(m.Hidden) > 0 && compareHidden(m.Hidden[len(m.Hidden)-1], h) >= 0 {
 				return bad(n, "bad or unordered hidden id")
 			}
-			m.Hidden = append(m.Hidden, v)
+			m.Hidden = append(m.Hidden, h)
 		case strings.HasPrefix(line, "file "):
-			sizeText, rest, ok1 := strings.Cut(line[len("file "):], "\t")
-			modText, path, ok2 := strings.Cut(rest, "\t")
-			if !ok1 || !ok2 || path == "" {
+			var f [4]string
+			rest, ok := line[len("file "):], true
+			for i := range f {
+				if f[i], rest, ok = strings.Cut(rest, "\t"); !ok {
+					break
+				}
+			}
+			if !ok || rest == "" {
 				return bad(n, "bad file line")
 			}
-			size, err1 := strconv.ParseInt(sizeText, 10, 64)
-			mod, err2 := strconv.ParseInt(modText, 10, 64)
-			if err1 != nil || err2 != nil || size < 0 {
+			size, err1 := strconv.ParseInt(f[0], 10, 64)
+			mod, err2 := strconv.ParseInt(f[1], 10, 64)
+			change, err3 := strconv.ParseInt(f[2], 10, 64)
+			ino, err4 := strconv.ParseUint(f[3], 10, 64)
+			if err1 != nil || err2 != nil || err3 != nil || err4 != nil || size < 0 {
 				return bad(n, "bad file stat")
 			}
-			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= path {
+			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= rest {
 				return bad(n, "unordered file")
 			}
-			m.Narrative = append(m.Narrative, FileStat{Path: path, Size: size, ModNano: mod})
+			m.Narrative = append(m.Narrative, FileStat{Path: rest, Size: size, ModNano: mod, ChangeNano: change, Ino: ino})
 		default:
 			return bad(n, "unknown line")
 		}
@@ -284,6 +314,11 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 		return bad(n, "truncated")
 	}
 	return nil
+}
+
+// compareHidden orders hidden ids by id, then path.
+func compareHidden(a, b HiddenID) int {
+	return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Path, b.Path))
 }
 
 // ErrCorrupt means an index file is damaged; the index is rebuilt.

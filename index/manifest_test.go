@@ -60,7 +60,7 @@ func TestManifestNotices(t *testing.T) {
 		t.Fatalf("after touching %s: changed %v", n.Path, got)
 	}
 	// Round trip, with every kind of line.
-	m2.Nodes, m2.Hidden = 42, []string{"a00000000b", "c00000000d"}
+	m2.Nodes, m2.Hidden = 42, []HiddenID{{"a00000000b", "facts/a.md"}, {"a00000000b", "facts/b c.md"}, {"c00000000d", "log/x.md"}}
 	text, err := m2.MarshalText()
 	if err != nil {
 		t.Fatal(err)
@@ -73,9 +73,9 @@ func TestManifestNotices(t *testing.T) {
 
 func FuzzManifest(f *testing.F) {
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nhead " + "aa" + "\n"))
-	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\tlog/a.md\nfile 3\t4\tlog/b.md\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\t5\t6\tlog/a.md\nfile 3\t4\t5\t7\tlog/b.md\n"))
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\ncode " + strings.Repeat("ab", 32) + "\ncodegraph " + strings.Repeat("cd", 32) + "\nnodes 7\n"))
-	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nbase seg-00\nhidden a\nhidden b\nfile 3\t4\tlog/a.md\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nbase seg-00\nhidden a\tx.md\nhidden b\tx.md\nfile 3\t4\t5\t6\tlog/a.md\n"))
 	f.Add([]byte("junk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m Manifest

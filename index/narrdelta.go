@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/repo"
@@ -20,8 +21,9 @@ import (
 // path. So the delta parses only the files added, removed or changed
 // since the base (by their stat data, as the index notices them), and is
 // built only when each id those files held or hold belongs to them alone:
-// not hidden in the base (Manifest.Hidden: a deleted node's, or one in
-// several files), and not another file's document in the base.
+// no changed file holds a hidden id in the base (Manifest.Hidden: a
+// deleted node's, or one in several files), no id they hold now is
+// hidden, and none is another file's document in the base.
 func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir string, opts BuildOptions) (*BuildStats, error) {
 	base, err := openSegment(baseDir)
 	if err != nil {
@@ -37,10 +39,19 @@ func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir
 	if len(changed) > budget {
 		return nil, errNoDelta
 	}
+	// The files holding hidden ids: a change of one (a deleted node's
+	// file removed, a copy edited) may show a node of another file.
+	hiddenIDs, hiddenFiles := map[string]bool{}, map[string]bool{}
+	for _, h := range bm.Hidden {
+		hiddenIDs[h.ID], hiddenFiles[h.Path] = true, true
+	}
 	inChange := make(map[string]bool, len(changed))
 	var dead []uint32
 	var ids []string // the node ids the changed files held or hold
 	for _, p := range changed {
+		if hiddenFiles[p] {
+			return nil, errNoDelta
+		}
 		file := narrativePath(p)
 		inChange[file] = true
 		docs, heads, err := docsUnder(base, nsFile, file)
@@ -52,15 +63,23 @@ func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir
 		}
 		dead = append(dead, docs...)
 	}
-	// Of two changed files with one id, LoadFiles keeps the first by path,
-	// as a full load does: no other file holds the id (checked below).
-	cat := r.Narrative().LoadFiles(changed)
+	// The changed files still there (a regular file, as the stats list
+	// them: not one replaced by a symbolic link) are parsed. Of two with
+	// one id, LoadFiles keeps the first by path, as a full load does: no
+	// other file holds the id (checked below).
+	var present []string
+	for _, p := range changed {
+		if _, ok := slices.BinarySearchFunc(m.Narrative, p, func(f FileStat, p string) int { return strings.Compare(f.Path, p) }); ok {
+			present = append(present, p)
+		}
+	}
+	cat := r.Narrative().LoadFiles(present)
 	for _, id := range cat.IDs() {
 		ids = append(ids, string(id))
 	}
 	slices.Sort(ids)
 	for _, id := range slices.Compact(ids) {
-		if _, hidden := slices.BinarySearch(bm.Hidden, id); hidden {
+		if hiddenIDs[id] {
 			return nil, errNoDelta
 		}
 		_, heads, err := docsUnder(base, nsNode, graph.NarrativeNode("", id).ID.String())

@@ -109,15 +109,20 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 	}
 	check("a file removed", true)
 
-	// Copies in files the narrative does not list (hidden): changed
-	// files, skipped.
+	// Copies in files the narrative does not read (hidden): the index
+	// does not even look at them.
 	if err := os.MkdirAll(filepath.Join(sp.Root, ".drafts"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	fresh := bytes.ReplaceAll(read(nodes[9]), []byte(nodes[9].ID), []byte("hhhhhhhhh0"))
 	write(".drafts/draft.md", fresh)
 	write(path.Join(path.Dir(nodes[9].Path), ".swap.md"), fresh)
-	check("hidden copies written", true)
+	if ix, rebuilt, err := Open(context.Background(), r, BuildOptions{}); err != nil || rebuilt {
+		t.Fatalf("hidden copies written: rebuilt %v, %v", rebuilt, err)
+	} else {
+		equalIndexes(t, ix, fullIndexOf(t, r), rng)
+		ix.Close()
+	}
 
 	moved := path.Join(path.Dir(nodes[5].Path), "moved.md")
 	if err := os.Rename(file(nodes[5]), filepath.Join(sp.Root, filepath.FromSlash(moved))); err != nil {
@@ -132,7 +137,7 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 	copied := path.Join(path.Dir(n7.Path), "0-copy.md")
 	write(copied, read(n7))
 	check("a file copied before its original", false)
-	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(ix.segs[partNarrative].manifest.Hidden, string(n7.ID)) {
+	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(ix.segs[partNarrative].manifest.Hidden, HiddenID{string(n7.ID), copied}) {
 		t.Fatalf("the copied id is not hidden in the rebuilt segment's manifest: %v", err)
 	} else {
 		ix.Close()
@@ -171,3 +176,97 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 
 // graphNodeOf is the "node" key of a narrative node's document.
 func graphNodeOf(id narrative.ID) string { return graph.NarrativeNode("", string(id)).ID.String() }
+
+// TestNarrativeDeltaEdges changes narrative files in ways a full load
+// reads differently from their stat data: each time the index must equal
+// a full build's, delta or not.
+func TestNarrativeDeltaEdges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node)
+	}{
+		{"a note moved into a hidden directory", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			mustDo(t, os.MkdirAll(filepath.Join(root, ".archive"), 0o755))
+			mustDo(t, os.Rename(filepath.Join(root, nodes[0].Path), filepath.Join(root, ".archive", "old.md")))
+		}},
+		{"a note replaced by a symbolic link to it", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			p, away := filepath.Join(root, nodes[0].Path), filepath.Join(t.TempDir(), "kept.md")
+			mustDo(t, os.Rename(p, away))
+			mustDo(t, os.Symlink(away, p))
+		}},
+		{"a directory of notes replaced by a symbolic link to it", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			dir, away := filepath.Join(root, filepath.Dir(nodes[0].Path)), filepath.Join(t.TempDir(), "facts")
+			mustDo(t, os.Rename(dir, away))
+			mustDo(t, os.Symlink(away, dir))
+		}},
+		{"a deleted node's file removed, a live copy after it", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			n := nodes[0]
+			alive, err := os.ReadFile(filepath.Join(root, n.Path))
+			mustDo(t, err)
+			w, err := r.Lock(context.Background(), repo.LockOptions{})
+			mustDo(t, err)
+			cat, err := r.Narrative().Load()
+			mustDo(t, err)
+			_, err = w.Narrative().Change(cat.Nodes[n.ID], narrative.OpDelete, "")
+			w.Unlock()
+			mustDo(t, err)
+			// The copy is ignored: the deleted node, first by path,
+			// holds the id. Then the base records it hidden.
+			mustDo(t, os.WriteFile(filepath.Join(root, filepath.Dir(n.Path), "zz-copy.md"), alive, 0o644))
+			ix, _, err := Rebuild(context.Background(), r, BuildOptions{})
+			mustDo(t, err)
+			ix.Close()
+			// Its file removed, the copy holds the id alone.
+			mustDo(t, os.Remove(filepath.Join(root, n.Path)))
+		}},
+		{"a note renamed over one of the same size and time", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			a, b := filepath.Join(root, nodes[1].Path), filepath.Join(root, nodes[2].Path)
+			sa, err := os.Stat(a)
+			mustDo(t, err)
+			mustDo(t, os.WriteFile(b, bytes.Replace(mustRead(t, b), []byte("Fact 2"), []byte("Fact 9"), 1), 0o644))
+			mustDo(t, os.Chtimes(b, sa.ModTime(), sa.ModTime()))
+			if sb, err := os.Stat(b); err != nil || sb.Size() != sa.Size() {
+				t.Fatalf("sizes differ: %v", err)
+			}
+			ix, _, err := Rebuild(context.Background(), r, BuildOptions{})
+			mustDo(t, err)
+			ix.Close()
+			mustDo(t, os.Rename(b, a)) // a's size and time, b's node
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := repo.NewTestRepo(t)
+			w, err := r.Lock(context.Background(), repo.LockOptions{})
+			mustDo(t, err)
+			var nodes []*narrative.Node
+			for i := range 6 {
+				n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: fmt.Sprintf("Fact %d about retry backoff", i)})
+				mustDo(t, err)
+				nodes = append(nodes, n)
+			}
+			w.Unlock()
+			ix, _, err := Open(context.Background(), r, BuildOptions{})
+			mustDo(t, err)
+			ix.Close()
+			tc.change(t, r, r.Narrative().Root, nodes)
+			ix, _, err = Open(context.Background(), r, BuildOptions{})
+			mustDo(t, err)
+			defer ix.Close()
+			equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(1)))
+		})
+	}
+}
+
+func mustDo(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	mustDo(t, err)
+	return b
+}

@@ -11,10 +11,12 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/internal/parallel"
+	"github.com/ctx-dev/ctx/narrative"
 )
 
 // narrativeStats returns the stat data of every regular file under root
-// (symbolic links not followed), sorted by path, relative to root and
+// that the narrative reads (symbolic links not followed; no hidden or
+// temporary file or directory: narrative.ListedName), sorted by path, relative to root and
 // slash-separated; none when root does not exist. A file removed while
 // it is read is left out, as a listing a moment later would. Every
 // reading command runs it: each file is one stat relative to its open
@@ -52,6 +54,9 @@ func narrativeStats(root string) ([]FileStat, error) {
 			return nil, err
 		}
 		for _, e := range entries {
+			if !narrative.ListedName(e.Name()) {
+				continue // never read: a hidden or temporary file
+			}
 			p := path.Join(rel, e.Name())
 			switch {
 			case e.IsDir():
@@ -64,12 +69,13 @@ func narrativeStats(root string) ([]FileStat, error) {
 	out := make([]FileStat, len(files))
 	gone := make([]bool, len(files))
 	stat := func(i int) error {
-		size, mod, err := statAt(files[i].dir, files[i].name)
+		st, err := statAt(files[i].dir, files[i].name)
 		if errors.Is(err, fs.ErrNotExist) {
 			gone[i] = true
 			return nil
 		}
-		out[i] = FileStat{Path: files[i].rel, Size: size, ModNano: mod}
+		st.Path = files[i].rel
+		out[i] = st
 		return err
 	}
 	const perWorker = 256

@@ -10,10 +10,10 @@ import (
 // statAt returns the size and modification time (Unix nanoseconds) of
 // the entry name of the open directory dir, not following a symbolic
 // link.
-func statAt(dir *os.File, name string) (size, modNano int64, err error) {
+func statAt(dir *os.File, name string) (FileStat, error) {
 	info, err := os.Lstat(filepath.Join(dir.Name(), name))
 	if err != nil {
-		return 0, 0, err
+		return FileStat{}, err
 	}
-	return info.Size(), info.ModTime().UnixNano(), nil
+	return FileStat{Size: info.Size(), ModNano: info.ModTime().UnixNano()}, nil
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ctx-dev/ctx/narrative"
 )
 
 // walkStats is what narrativeStats replaces: filepath.WalkDir with a stat
@@ -22,6 +24,12 @@ func walkStats(root string) ([]FileStat, error) {
 			}
 			return err
 		}
+		if p != root && !narrative.ListedName(d.Name()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
 		if d.IsDir() || !d.Type().IsRegular() {
 			return nil
 		}
@@ -33,7 +41,9 @@ func walkStats(root string) ([]FileStat, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, FileStat{Path: filepath.ToSlash(rel), Size: info.Size(), ModNano: info.ModTime().UnixNano()})
+		st := FileStat{Path: filepath.ToSlash(rel), Size: info.Size(), ModNano: info.ModTime().UnixNano()}
+		statExtra(info, &st)
+		out = append(out, st)
 		return nil
 	})
 	slices.SortFunc(out, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
@@ -65,6 +75,11 @@ func TestNarrativeStats(t *testing.T) {
 	write("a-b/x.md", "x")
 	write("a/b/c.md", "deep")
 	write("a.b", "dot")
+	// What the narrative never reads: hidden and temporary files and
+	// directories.
+	for _, p := range []string{".drafts/a.md", "observations/.o1.md.swp", "x.md.tmp", "log/.2026-11-23.md.42.tmp", "old.tmp/y.md"} {
+		write(p, "hidden")
+	}
 	for i := range 700 {
 		write(fmt.Sprintf("observations/o%d.md", i), strings.Repeat("o", i))
 	}
@@ -90,6 +105,11 @@ func TestNarrativeStats(t *testing.T) {
 	}
 	if len(got) < 700 {
 		t.Fatalf("%d files", len(got))
+	}
+	for _, f := range got {
+		if strings.Contains(f.Path, ".tmp") || strings.Contains(f.Path, "/.") || strings.HasPrefix(f.Path, ".") {
+			t.Errorf("a hidden or temporary file listed: %s", f.Path)
+		}
 	}
 }
 

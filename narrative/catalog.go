@@ -19,9 +19,9 @@ import (
 // Catalog is every node of a narrative space, as its files say now.
 type Catalog struct {
 	Nodes    map[ID]*Node
-	Problems []Problem // files or comments that did not parse; their nodes may be missing
-	ids      []ID      // sorted
-	dups     map[ID]bool
+	Problems []Problem       // files or comments that did not parse; their nodes may be missing
+	ids      []ID            // sorted
+	dups     map[ID][]string // the files of each id in several, the first first
 }
 
 // Load parses every Markdown file of the space. A file that does not parse
@@ -154,9 +154,12 @@ func (c *Catalog) add(p parsedFile) {
 	}
 	if first, dup := c.Nodes[n.ID]; dup {
 		if c.dups == nil {
-			c.dups = map[ID]bool{}
+			c.dups = map[ID][]string{}
 		}
-		c.dups[n.ID] = true
+		if len(c.dups[n.ID]) == 0 {
+			c.dups[n.ID] = []string{first.Path}
+		}
+		c.dups[n.ID] = append(c.dups[n.ID], n.Path)
 		c.Problems = append(c.Problems, Problem{Path: n.Path, Line: n.Line,
 			Msg: fmt.Sprintf("node id %s is also in %s (copied file?): this one is ignored; give it a new id", n.ID, first.Path)})
 		return
@@ -178,6 +181,11 @@ func (c *Catalog) IDs() []ID { return c.ids }
 func (c *Catalog) Duplicated() []ID {
 	return slices.Sorted(maps.Keys(c.dups))
 }
+
+// DuplicatedIn returns the files (relative to the space's root) that
+// hold id, when it is in more than one, in path order: the first is the
+// one the catalog holds.
+func (c *Catalog) DuplicatedIn(id ID) []string { return c.dups[id] }
 
 // findCycles reports supersede chains that loop back (two teammates each
 // superseded one node by the other): every node in the loop is hidden

@@ -406,7 +406,7 @@ func (s *Space) Files() ([]File, error) {
 			}
 			return err
 		}
-		if p != s.Root && !listedName(d.Name()) {
+		if p != s.Root && !ListedName(d.Name()) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -431,19 +431,19 @@ func (s *Space) Files() ([]File, error) {
 	return out, nil
 }
 
-// listedName reports whether Files lists a file or directory of this
-// name: not a hidden one (a leading dot: an editor's swap file, git's
-// or ctx's own) nor a temporary file of an interrupted write.
-func listedName(name string) bool {
+// ListedName reports whether Files lists a file or directory of this
+// name (and looks into it): not a hidden one (a leading dot: an editor's
+// swap file, git's or ctx's own) nor a temporary file of a write.
+func ListedName(name string) bool {
 	return !strings.HasPrefix(name, ".") && !strings.HasSuffix(name, ".tmp")
 }
 
 // listed reports whether Files lists the file at rel (slash-separated,
 // relative to the root) when it is a regular file: every part of its
-// path is listedName's.
+// path is ListedName's.
 func listed(rel string) bool {
 	for part := range strings.SplitSeq(rel, "/") {
-		if !listedName(part) {
+		if !ListedName(part) {
 			return false
 		}
 	}
