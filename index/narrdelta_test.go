@@ -199,6 +199,16 @@ func TestNarrativeDeltaEdges(t *testing.T) {
 			mustDo(t, os.Rename(dir, away))
 			mustDo(t, os.Symlink(away, dir))
 		}},
+		{"the narrative directory replaced by a symbolic link, then a note edited through it", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			away := filepath.Join(t.TempDir(), "narrative")
+			mustDo(t, os.Rename(root, away))
+			mustDo(t, os.Symlink(away, root))
+			ix, _, err := Open(context.Background(), r, BuildOptions{})
+			mustDo(t, err)
+			ix.Close()
+			p := filepath.Join(root, filepath.FromSlash(nodes[0].Path))
+			mustDo(t, os.WriteFile(p, append(mustRead(t, p), "\nMore on retry.\n"...), 0o644))
+		}},
 		{"a deleted node's file removed, a live copy after it", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
 			n := nodes[0]
 			alive, err := os.ReadFile(filepath.Join(root, n.Path))
@@ -269,4 +279,62 @@ func mustRead(t *testing.T, path string) []byte {
 	b, err := os.ReadFile(path)
 	mustDo(t, err)
 	return b
+}
+
+// TestNarrativeDeltaRandom writes, removes and renames narrative files
+// at random over a few paths (hidden, temporary and top-level ones among
+// them) and a few node ids (deleted nodes and broken node comments among
+// them): after each step the index must equal a full build's.
+func TestNarrativeDeltaRandom(t *testing.T) {
+	paths := []string{"facts/a.md", "facts/b.md", "facts/c.md", "observations/d.md", "e.md", ".drafts/f.md", "facts/g.md.tmp", "facts/.h.md"}
+	ids := []string{"aaaaaaaaa0", "bbbbbbbbb0", "ccccccccc0", "ddddddddd0"}
+	nodeFile := func(rng *rand.Rand, id string) []byte {
+		header := fmt.Sprintf("<!-- ctx:node\nid: %s\ntype: fact\ncreated: 2026-11-23T05:00:00Z\n-->\n", id)
+		if rng.Intn(8) == 0 {
+			header = "<!-- ctx:node\nid:\n-->\n" // broken: no node
+		}
+		changes := "<!-- ctx:changes: ctx appends one line per change below this one -->\n"
+		if rng.Intn(5) == 0 {
+			changes += "<!-- ctx:event 2026-11-23T05:01:00Z 1 a delete -->\n"
+		}
+		return fmt.Appendf(nil, "# Fact %s %d\n\n%sretry backoff %d\n\n%s", id, rng.Intn(100), header, rng.Intn(100), changes)
+	}
+	deltas, hidden := 0, 0
+	for seed := int64(1); seed <= 6; seed++ {
+		rng := rand.New(rand.NewSource(seed))
+		r := repo.NewTestRepo(t)
+		root := r.Narrative().Root
+		for step := range 30 {
+			defer func(share, slack int) { deltaShare, deltaSlack = share, slack }(deltaShare, deltaSlack)
+			deltaShare, deltaSlack = 1+rng.Intn(4), rng.Intn(6)
+			p := filepath.Join(root, filepath.FromSlash(paths[rng.Intn(len(paths))]))
+			switch rng.Intn(4) {
+			case 0:
+				os.Remove(p)
+			case 1:
+				to := filepath.Join(root, filepath.FromSlash(paths[rng.Intn(len(paths))]))
+				mustDo(t, os.MkdirAll(filepath.Dir(to), 0o755))
+				os.Rename(p, to)
+			default:
+				mustDo(t, os.MkdirAll(filepath.Dir(p), 0o755))
+				mustDo(t, os.WriteFile(p, nodeFile(rng, ids[rng.Intn(len(ids))]), 0o644))
+			}
+			ix, _, err := Open(context.Background(), r, BuildOptions{})
+			if err != nil {
+				t.Fatalf("seed %d step %d: %v", seed, step, err)
+			}
+			if ix.narr.delta != nil {
+				deltas++
+			}
+			if m := ix.segs[partNarrative].manifest; len(m.Hidden) > 0 {
+				hidden++
+			}
+			equalIndexes(t, ix, fullIndexOf(t, r), rng)
+			ix.Close()
+		}
+	}
+	t.Logf("%d of 180 steps answered with a narrative delta, %d over a base with hidden ids", deltas, hidden)
+	if deltas == 0 || hidden == 0 {
+		t.Fatal("no narrative delta was built, or no id hidden")
+	}
 }

@@ -16,12 +16,21 @@ import (
 
 // narrativeStats returns the stat data of every regular file under root
 // that the narrative reads (symbolic links not followed; no hidden or
-// temporary file or directory: narrative.ListedName), sorted by path, relative to root and
-// slash-separated; none when root does not exist. A file removed while
+// temporary file or directory: narrative.ListedName), sorted by path,
+// relative to root and slash-separated; none when root does not exist or
+// is not a directory (a symbolic link included). A file removed while
 // it is read is left out, as a listing a moment later would. Every
 // reading command runs it: each file is one stat relative to its open
 // directory, on every core when there are many.
 func narrativeStats(root string) ([]FileStat, error) {
+	// The narrative reads nothing under a root that is not a directory
+	// (Space.Files does not follow a symbolic link there): nor does this.
+	if st, err := os.Lstat(root); err != nil || !st.IsDir() {
+		if err == nil || errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
 	type file struct {
 		dir  *os.File
 		rel  string // slash-separated, relative to root

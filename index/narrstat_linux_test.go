@@ -9,6 +9,6 @@ import (
 // modification time: on Linux, the change time and the inode.
 func statExtra(info fs.FileInfo, st *FileStat) {
 	if sys, ok := info.Sys().(*syscall.Stat_t); ok {
-		st.ChangeNano, st.Ino = sys.Ctim.Sec*1e9+sys.Ctim.Nsec, sys.Ino
+		st.ChangeNano, st.Ino = int64(sys.Ctim.Sec)*1e9+int64(sys.Ctim.Nsec), uint64(sys.Ino)
 	}
 }

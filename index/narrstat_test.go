@@ -69,6 +69,26 @@ func TestNarrativeStats(t *testing.T) {
 	if got, err := narrativeStats(root); err != nil || len(got) != 0 {
 		t.Fatalf("no directory: %v, %v", got, err)
 	}
+	// A root that is a file, or a symbolic link to a directory: the
+	// narrative reads nothing there.
+	if err := os.WriteFile(root, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := narrativeStats(root); err != nil || len(got) != 0 {
+		t.Fatalf("a file: %v, %v", got, err)
+	}
+	os.Remove(root)
+	elsewhere := t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "a.md"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, root); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := narrativeStats(root); err != nil || len(got) != 0 {
+		t.Fatalf("a symbolic link: %v, %v", got, err)
+	}
+	os.Remove(root)
 	write("README.md", "# narrative\n")
 	write("decisions.md", "")
 	write("log/2026-11-23.md", "log\n")
