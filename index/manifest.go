@@ -194,16 +194,10 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 		fmt.Fprintf(&b, "base %s\n", m.Base)
 	}
 	for _, h := range m.Hidden {
-		if strings.ContainsAny(h.Path, "\t\n\r") {
-			return nil, fmt.Errorf("index: narrative file name %q holds a tab or newline", h.Path)
-		}
-		fmt.Fprintf(&b, "hidden %s\t%s\n", h.ID, h.Path)
+		fmt.Fprintf(&b, "hidden %s\t%s\n", h.ID, escapePath(h.Path))
 	}
 	for _, f := range m.Narrative {
-		if strings.ContainsAny(f.Path, "\t\n\r") {
-			return nil, fmt.Errorf("index: narrative file name %q holds a tab or newline", f.Path)
-		}
-		fmt.Fprintf(&b, "file %d\t%d\t%d\t%d\t%s\n", f.Size, f.ModNano, f.ChangeNano, f.Ino, f.Path)
+		fmt.Fprintf(&b, "file %d\t%d\t%d\t%d\t%s\n", f.Size, f.ModNano, f.ChangeNano, f.Ino, escapePath(f.Path))
 	}
 	return b.Bytes(), nil
 }
@@ -277,9 +271,10 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			}
 			m.Base = v
 		case strings.HasPrefix(line, "hidden "):
-			id, path, _ := strings.Cut(line[len("hidden "):], "\t")
+			id, escaped, _ := strings.Cut(line[len("hidden "):], "\t")
+			path, ok := unescapePath(escaped)
 			h := HiddenID{ID: id, Path: path}
-			if id == "" || path == "" || strings.IndexFunc(id, func(r rune) bool { return r <= ' ' }) >= 0 || len(m.Narrative) > 0 ||
+			if !ok || id == "" || path == "" || strings.IndexFunc(id, func(r rune) bool { return r <= ' ' }) >= 0 || len(m.Narrative) > 0 ||
 				len(m.Hidden) > 0 && compareHidden(m.Hidden[len(m.Hidden)-1], h) >= 0 {
 				return bad(n, "bad or unordered hidden id")
 			}
@@ -292,7 +287,8 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 					break
 				}
 			}
-			if !ok || rest == "" {
+			path, escapedOK := unescapePath(rest)
+			if !ok || !escapedOK || path == "" {
 				return bad(n, "bad file line")
 			}
 			size, err1 := strconv.ParseInt(f[0], 10, 64)
@@ -302,10 +298,10 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			if err1 != nil || err2 != nil || err3 != nil || err4 != nil || size < 0 {
 				return bad(n, "bad file stat")
 			}
-			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= rest {
+			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= path {
 				return bad(n, "unordered file")
 			}
-			m.Narrative = append(m.Narrative, FileStat{Path: rest, Size: size, ModNano: mod, ChangeNano: change, Ino: ino})
+			m.Narrative = append(m.Narrative, FileStat{Path: path, Size: size, ModNano: mod, ChangeNano: change, Ino: ino})
 		default:
 			return bad(n, "unknown line")
 		}
@@ -314,6 +310,53 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 		return bad(n, "truncated")
 	}
 	return nil
+}
+
+// escapePath writes a file name on one manifest line: a backslash, tab,
+// newline or carriage return (all legal in a file name) as \\, \t, \n,
+// \r.
+func escapePath(p string) string {
+	if !strings.ContainsAny(p, "\\\t\n\r") {
+		return p
+	}
+	return pathEscaper.Replace(p)
+}
+
+var pathEscaper = strings.NewReplacer("\\", `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+
+// unescapePath reverses escapePath; false for a text it cannot have
+// written.
+func unescapePath(s string) (string, bool) {
+	if !strings.ContainsAny(s, "\\\t") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\t' {
+			return "", false
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i == len(s) {
+			return "", false
+		}
+		switch s[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
 
 // compareHidden orders hidden ids by id, then path.

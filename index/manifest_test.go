@@ -60,7 +60,12 @@ func TestManifestNotices(t *testing.T) {
 		t.Fatalf("after touching %s: changed %v", n.Path, got)
 	}
 	// Round trip, with every kind of line.
-	m2.Nodes, m2.Hidden = 42, []HiddenID{{"a00000000b", "facts/a.md"}, {"a00000000b", "facts/b c.md"}, {"c00000000d", "log/x.md"}}
+	m2.Nodes, m2.Hidden = 42, []HiddenID{{"a00000000b", "facts/a.md"}, {"a00000000b", "facts/b c.md"}, {"c00000000d", "log/x\ty.md"}}
+	// File names with what a line cannot hold as is (all legal names).
+	for _, p := range []string{"odd/a\tb.md", "odd/c\nd.md", "odd/e\\f.md", "odd/g\rh.md", "odd/i\\tj.md"} {
+		m2.Narrative = append(m2.Narrative, FileStat{Path: p, Size: 1, ModNano: 2, ChangeNano: 3, Ino: 4})
+	}
+	slices.SortFunc(m2.Narrative, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
 	text, err := m2.MarshalText()
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +81,7 @@ func FuzzManifest(f *testing.F) {
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\t5\t6\tlog/a.md\nfile 3\t4\t5\t7\tlog/b.md\n"))
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\ncode " + strings.Repeat("ab", 32) + "\ncodegraph " + strings.Repeat("cd", 32) + "\nnodes 7\n"))
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nbase seg-00\nhidden a\tx.md\nhidden b\tx.md\nfile 3\t4\t5\t6\tlog/a.md\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\t5\t6\ta\\tb\\\\c\\n.md\n"))
 	f.Add([]byte("junk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m Manifest

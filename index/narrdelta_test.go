@@ -209,6 +209,10 @@ func TestNarrativeDeltaEdges(t *testing.T) {
 			p := filepath.Join(root, filepath.FromSlash(nodes[0].Path))
 			mustDo(t, os.WriteFile(p, append(mustRead(t, p), "\nMore on retry.\n"...), 0o644))
 		}},
+		{"a note whose file name holds a tab, a newline and a backslash", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
+			fresh := bytes.ReplaceAll(mustRead(t, filepath.Join(root, nodes[0].Path)), []byte(nodes[0].ID), []byte("hhhhhhhhh1"))
+			mustDo(t, os.WriteFile(filepath.Join(root, "facts", "odd\tname\n\\x.md"), fresh, 0o644))
+		}},
 		{"a deleted node's file removed, a live copy after it", func(t *testing.T, r *repo.Repo, root string, nodes []*narrative.Node) {
 			n := nodes[0]
 			alive, err := os.ReadFile(filepath.Join(root, n.Path))
