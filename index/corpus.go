@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/diag"
@@ -276,21 +277,34 @@ func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(objec
 type versions struct {
 	r    *repo.Repo
 	keep bool
-	m    sync.Map // object.ID → *extract.FileVersion
+	m    sync.Map // object.ID → *kept
+}
+
+// kept is a file version read once for both of a build's readers (the
+// code's text and the code graph): the second to get it drops it, so
+// that its memory (about 200 MB of them on Go's tree) is free before the
+// text is tokenized. A third get reads it again.
+type kept struct {
+	fv   *extract.FileVersion
+	gets atomic.Int32
 }
 
 func newVersions(r *repo.Repo, keep bool) *versions { return &versions{r: r, keep: keep} }
 
 func (vs *versions) get(id object.ID) (*extract.FileVersion, error) {
-	if fv, ok := vs.m.Load(id); ok {
-		return fv.(*extract.FileVersion), nil
+	if v, ok := vs.m.Load(id); ok {
+		k := v.(*kept)
+		if k.gets.Add(1) == 2 {
+			vs.m.Delete(id)
+		}
+		return k.fv, nil
 	}
 	fv := new(extract.FileVersion)
 	if err := object.GetTypedLax(vs.r.Objects, id, fv); err != nil {
 		return nil, err
 	}
 	if vs.keep {
-		vs.m.Store(id, fv)
+		vs.m.Store(id, &kept{fv: fv})
 	}
 	return fv, nil
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/narrative"
+	"github.com/ctx-dev/ctx/object"
+	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -72,5 +75,39 @@ func TestCollect(t *testing.T) {
 	again, err := Collect(context.Background(), r)
 	if err != nil || len(again) != len(docs) {
 		t.Fatalf("second Collect: %d docs, %v", len(again), err)
+	}
+}
+
+// TestVersionsKeptForTwo checks that a prefetched file version is handed
+// out twice (to the code's text and to the code graph) and then dropped:
+// a third get reads it again, the same.
+func TestVersionsKeptForTwo(t *testing.T) {
+	r := testStore(t)
+	heads, err := r.Heads(refs.Main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := newVersions(r, true)
+	if err := vs.prefetch(context.Background(), heads); err != nil {
+		t.Fatal(err)
+	}
+	var ids []object.ID
+	vs.m.Range(func(k, _ any) bool { ids = append(ids, k.(object.ID)); return true })
+	if len(ids) < 2 {
+		t.Fatalf("%d file versions prefetched", len(ids))
+	}
+	for _, id := range ids {
+		first, err1 := vs.get(id)
+		second, err2 := vs.get(id)
+		if err1 != nil || err2 != nil || first != second {
+			t.Fatalf("%s: the two gets differ: %v %v", id.Short(), err1, err2)
+		}
+		if _, ok := vs.m.Load(id); ok {
+			t.Fatalf("%s: kept after two gets", id.Short())
+		}
+		third, err := vs.get(id)
+		if err != nil || third == first || !reflect.DeepEqual(third, first) {
+			t.Fatalf("%s: a third get: %v, read again %v", id.Short(), err, third != first)
+		}
 	}
 }
