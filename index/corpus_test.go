@@ -2,12 +2,16 @@ package index
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
@@ -108,6 +112,29 @@ func TestVersionsKeptForTwo(t *testing.T) {
 		third, err := vs.get(id)
 		if err != nil || third == first || !reflect.DeepEqual(third, first) {
 			t.Fatalf("%s: a third get: %v, read again %v", id.Short(), err, third != first)
+		}
+	}
+}
+
+// TestSortDocs checks sortDocs, which permutes documents in place, against
+// a stable sort by docOrder, over documents with many equal keys.
+func TestSortDocs(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	for _, n := range []int{0, 1, 2, 7, 100, 1000} {
+		docs := make([]Doc, n)
+		for i := range docs {
+			docs[i] = Doc{
+				Kind: []DocKind{DocFile, DocItem, DocDiagnostic}[rng.Intn(3)],
+				Node: graph.NodeID{Key: fmt.Sprint("k", rng.Intn(5))},
+				Path: fmt.Sprint("p", rng.Intn(3)), StartLine: uint32(rng.Intn(4)),
+				Text: fmt.Sprint(i), // tells equal documents apart
+			}
+		}
+		want := slices.Clone(docs)
+		slices.SortStableFunc(want, func(a, b Doc) int { return docOrder(&a, &b) })
+		sortDocs(docs)
+		if !reflect.DeepEqual(docs, want) {
+			t.Fatalf("%d documents: sortDocs differs from a stable sort", n)
 		}
 	}
 }
