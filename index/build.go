@@ -66,6 +66,10 @@ type BuildStats struct {
 	Delta          *DeltaStatus      `json:"delta,omitempty"`
 	NarrativeDelta *DeltaStatus      `json:"narrative_delta,omitempty"`
 	GraphDelta     *GraphDeltaStatus `json:"graph_delta,omitempty"`
+	// Segments names the segments written, as CURRENT names them
+	// ("code", "narrative", "graph", "codegraph", "delta", "narrdelta",
+	// "graphdelta"), in that order.
+	Segments []string `json:"segments"`
 }
 
 // add counts what another segment's build did.

@@ -1157,6 +1157,11 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 		return nil, err
 	}
 	st := &BuildStats{}
+	for part := range nDirs {
+		if slices.Contains(parts, part) {
+			st.Segments = append(st.Segments, partNames[part])
+		}
+	}
 	for _, part := range parts {
 		st.add(stats[part])
 		fault.Hit("index.built")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
@@ -79,6 +80,11 @@ func useIndex(app *App, r *repo.Repo, fn func(*index.Index) error) error {
 	return err
 }
 
+// textWritten reports whether a rebuild wrote a text segment.
+func textWritten(segments []string) bool {
+	return slices.Contains(segments, "code") || slices.Contains(segments, "narrative")
+}
+
 // RebuildCmd is `ctx rebuild`.
 type RebuildCmd struct {
 	Full        bool `help:"Rebuild every index from the objects and the narrative (the default)."`
@@ -121,9 +127,13 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 			}
 			app.printf("index updated: %s (%d in all; segments written: %d terms, %d keys, %s)\n",
 				strings.Join(what, "; "), st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
-		case st.GraphDelta == nil || st.Docs > 0:
+		case textWritten(st.Segments):
 			app.printf("index rebuilt: %d documents, %d terms, %d keys, %s\n", st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
+		case st.GraphDelta == nil:
+			app.printf("graph rebuilt (segments: %s; %d keys, %s); the text segments were fresh (%d documents)\n",
+				strings.Join(st.Segments, ", "), st.Keys, humanSize(st.Bytes), st.Docs)
 		}
+		res["segments"] = st.Segments
 		if g := st.GraphDelta; g != nil {
 			res["graph_delta"] = g
 			app.printf("code graph updated: a delta segment adds %s, removes %d and replaces the edges of %d\n", plural(g.Nodes, "node"), g.Removed, g.Lists)
