@@ -353,13 +353,22 @@ func (s *Store) findPacked(id ID, reload int) (*packIndex, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, p := range packs {
-			if i := p.find(id); i >= 0 {
-				return p, i, nil
-			}
+		if p, i := holding(packs, id); p != nil {
+			return p, i, nil
 		}
 	}
 	return nil, -1, nil
+}
+
+// holding returns the pack among packs that holds id, and its position;
+// nil and -1 if none does.
+func holding(packs []*packIndex, id ID) (*packIndex, int) {
+	for _, p := range packs {
+		if i := p.find(id); i >= 0 {
+			return p, i
+		}
+	}
+	return nil, -1
 }
 
 // knownPacked returns the pack among those already listed that holds
@@ -370,12 +379,7 @@ func (s *Store) knownPacked(id ID) (*packIndex, int) {
 	if err != nil {
 		return nil, -1
 	}
-	for _, p := range packs {
-		if i := p.find(id); i >= 0 {
-			return p, i
-		}
-	}
-	return nil, -1
+	return holding(packs, id)
 }
 
 // readPacked returns the stored bytes of a packed object; fs.ErrNotExist
