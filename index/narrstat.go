@@ -48,13 +48,10 @@ func narrativeStats(root string) ([]FileStat, error) {
 		rel := queue[0]
 		queue = queue[1:]
 		d, err := os.Open(filepath.Join(root, filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed since listed (or since the Lstat)
+		}
 		if err != nil {
-			if rel == "" && errors.Is(err, fs.ErrNotExist) {
-				return nil, nil
-			}
-			if rel != "" && errors.Is(err, fs.ErrNotExist) {
-				continue // removed since listed
-			}
 			return nil, err
 		}
 		dirs = append(dirs, d)
@@ -76,12 +73,10 @@ func narrativeStats(root string) ([]FileStat, error) {
 		}
 	}
 	out := make([]FileStat, len(files))
-	gone := make([]bool, len(files))
 	stat := func(i int) error {
 		st, err := statAt(files[i].dir, files[i].name)
 		if errors.Is(err, fs.ErrNotExist) {
-			gone[i] = true
-			return nil
+			return nil // removed since listed: its entry keeps no path
 		}
 		st.Path = files[i].rel
 		out[i] = st
@@ -104,14 +99,7 @@ func narrativeStats(root string) ([]FileStat, error) {
 	}); err != nil {
 		return nil, err
 	}
-	k := 0
-	for i := range out {
-		if !gone[i] {
-			out[k] = out[i]
-			k++
-		}
-	}
-	out = out[:k]
+	out = slices.DeleteFunc(out, func(f FileStat) bool { return f.Path == "" })
 	slices.SortFunc(out, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
