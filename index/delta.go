@@ -248,6 +248,35 @@ type textPart struct {
 	stats text.Stats
 }
 
+// openTextPart opens the text segment in dir and, unless deltaDir is "",
+// the delta segment there that extends it.
+func openTextPart(dir, deltaDir string) (textPart, error) {
+	base, err := openSegment(dir)
+	if err != nil {
+		return textPart{}, err
+	}
+	var d *textDelta
+	if deltaDir != "" {
+		if d, err = openDelta(deltaDir, base); err != nil {
+			base.close()
+			return textPart{}, err
+		}
+	}
+	return newTextPart(base, d), nil
+}
+
+// close unmaps the part's tables; a zero part has none.
+func (c *textPart) close() error {
+	var errs []error
+	if c.base != nil {
+		errs = append(errs, c.base.close())
+	}
+	if c.delta != nil {
+		errs = append(errs, c.delta.close())
+	}
+	return errors.Join(errs...)
+}
+
 func newTextPart(base *segment, d *textDelta) textPart {
 	c := textPart{base: base, delta: d, stats: base.stats}
 	if d != nil {

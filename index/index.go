@@ -49,7 +49,6 @@ func Dir(r *repo.Repo) string { return filepath.Join(r.Root, dirName) }
 // documents are then numbered as a full build would number them.
 type Index struct {
 	Manifest *Manifest
-	segs     [2]*segment // the bases: code, narrative
 	code     textPart
 	narr     textPart
 	narrBase uint32 // the index's number of the narrative's document 0
@@ -85,24 +84,12 @@ var partNames = [nDirs]string{"code", "narrative", "graph", "codegraph", "delta"
 
 // Close unmaps the tables; values read from them are invalid after.
 func (ix *Index) Close() error {
-	var errs []error
-	for _, s := range ix.segs {
-		if s != nil {
-			errs = append(errs, s.close())
-		}
-	}
-	for _, d := range []*textDelta{ix.code.delta, ix.narr.delta} {
-		if d != nil {
-			errs = append(errs, d.close())
-		}
-	}
-	return errors.Join(errs...)
+	return errors.Join(ix.code.close(), ix.narr.close())
 }
 
-// newIndex joins the open segments: the code's and the narrative's,
-// each with its delta (nil: none).
-func newIndex(code *segment, codeDelta *textDelta, narr *segment, narrDelta *textDelta) *Index {
-	ix := &Index{segs: [2]*segment{code, narr}, code: newTextPart(code, codeDelta), narr: newTextPart(narr, narrDelta)}
+// newIndex joins the open parts: the code's and the narrative's.
+func newIndex(code, narr textPart) *Index {
+	ix := &Index{code: code, narr: narr}
 	cm, nm := ix.code.manifest(), ix.narr.manifest()
 	ix.narrBase = ix.code.stats.Docs
 	ix.stats = text.Stats{Docs: ix.code.stats.Docs + ix.narr.stats.Docs, Tokens: ix.code.stats.Tokens + ix.narr.stats.Tokens}
@@ -652,39 +639,16 @@ func openCurrent(r *repo.Repo) (*Index, error) {
 	if dirs[partCode] == "" || dirs[partNarrative] == "" {
 		return nil, fs.ErrNotExist
 	}
-	code, err := openSegment(dirs[partCode])
+	code, err := openTextPart(dirs[partCode], dirs[partDelta])
 	if err != nil {
 		return nil, err
 	}
-	var delta, narrDelta *textDelta
-	var narr *segment
-	fail := func(err error) (*Index, error) {
-		for _, s := range []*segment{code, narr} {
-			if s != nil {
-				s.close()
-			}
-		}
-		for _, d := range []*textDelta{delta, narrDelta} {
-			if d != nil {
-				d.close()
-			}
-		}
+	narr, err := openTextPart(dirs[partNarrative], dirs[partNarrDelta])
+	if err != nil {
+		code.close()
 		return nil, err
 	}
-	if dirs[partDelta] != "" {
-		if delta, err = openDelta(dirs[partDelta], code); err != nil {
-			return fail(err)
-		}
-	}
-	if narr, err = openSegment(dirs[partNarrative]); err != nil {
-		return fail(err)
-	}
-	if dirs[partNarrDelta] != "" {
-		if narrDelta, err = openDelta(dirs[partNarrDelta], narr); err != nil {
-			return fail(err)
-		}
-	}
-	return newIndex(code, delta, narr, narrDelta), nil
+	return newIndex(code, narr), nil
 }
 
 // partFresh reports whether a segment built from built matches the store
@@ -962,21 +926,19 @@ func buildPrivate(ctx context.Context, r *repo.Repo, m *Manifest, opts BuildOpti
 // buildIn builds both text segments in subdirectories of tmp and opens
 // them.
 func buildIn(ctx context.Context, r *repo.Repo, m *Manifest, tmp string, opts BuildOptions) (*Index, error) {
-	var err error
-	var segs [2]*segment
+	var parts [2]textPart
 	for part := range []int{partCode, partNarrative} {
 		dir := filepath.Join(tmp, partNames[part])
-		if _, err = buildPart(ctx, r, m, part, dir, [2]string{}, newVersions(r, false), opts); err == nil {
-			segs[part], err = openSegment(dir)
+		_, err := buildPart(ctx, r, m, part, dir, [2]string{}, newVersions(r, false), opts)
+		if err == nil {
+			parts[part], err = openTextPart(dir, "")
 		}
 		if err != nil {
-			if segs[partCode] != nil {
-				segs[partCode].close()
-			}
+			parts[partCode].close()
 			return nil, err
 		}
 	}
-	return newIndex(segs[partCode], nil, segs[partNarrative], nil), nil
+	return newIndex(parts[partCode], parts[partNarrative]), nil
 }
 
 // Rebuild writes new text segments (and with opts.Graph the graph's) and

@@ -170,7 +170,7 @@ func TestFreshness(t *testing.T) {
 	if err != nil || rebuilt {
 		t.Fatalf("second Open rebuilt=%v err=%v", rebuilt, err)
 	}
-	codeDir := ix.segs[partCode].dir
+	codeDir := ix.code.base.dir
 	ix.Close()
 	// A hand edit of a narrative file is noticed and answered.
 	cat, err := r.Narrative().Load()
@@ -202,7 +202,7 @@ func TestFreshness(t *testing.T) {
 		t.Fatalf("zebra: %v %v", titles(hits), err)
 	}
 	// Only the narrative was brought up to date, by a delta segment.
-	if ix.segs[partCode].dir != codeDir {
+	if ix.code.base.dir != codeDir {
 		t.Fatalf("a narrative edit rebuilt the code segment")
 	}
 	if ix.narr.delta == nil {
@@ -286,7 +286,7 @@ func textIndex(tb testing.TB, texts []string) *Index {
 		}
 		segs[i] = s
 	}
-	ix := newIndex(segs[0], nil, segs[1], nil)
+	ix := newIndex(newTextPart(segs[0], nil), newTextPart(segs[1], nil))
 	tb.Cleanup(func() { ix.Close() })
 	return ix
 }
@@ -510,7 +510,7 @@ func TestNarrativeCommitKeepsCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codeDir := ix.segs[partCode].dir
+	codeDir := ix.code.base.dir
 	ix.Close()
 	w, err := r.Lock(context.Background(), repo.LockOptions{})
 	if err != nil {
@@ -532,7 +532,7 @@ func TestNarrativeCommitKeepsCode(t *testing.T) {
 		t.Fatalf("Open after the note: rebuilt=%v err=%v", rebuilt, err)
 	}
 	defer ix.Close()
-	if ix.segs[partCode].dir != codeDir {
+	if ix.code.base.dir != codeDir {
 		t.Error("a narrative commit rebuilt the code segment")
 	}
 	if hits, _, err := ix.Search("quokkas", SearchOptions{}); err != nil || len(hits) != 1 {

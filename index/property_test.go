@@ -311,7 +311,7 @@ func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
 	}
 	terms, keys := map[string]bool{}, map[string]bool{}
 	for _, ix := range []*Index{got, want} {
-		for _, s := range append(ix.segs[:], deltaSegs(ix)...) {
+		for _, s := range append([]*segment{ix.code.base, ix.narr.base}, deltaSegs(ix)...) {
 			if s == nil {
 				continue
 			}
@@ -428,7 +428,7 @@ func answers(t *testing.T, ix *Index, queries []string) [][]string {
 func segmentFiles(t *testing.T, ix *Index) []string {
 	t.Helper()
 	var out []string
-	for _, s := range ix.segs {
+	for _, s := range []*segment{ix.code.base, ix.narr.base} {
 		for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, commitsFile} {
 			b, err := os.ReadFile(filepath.Join(s.dir, f))
 			if err != nil && !os.IsNotExist(err) {
