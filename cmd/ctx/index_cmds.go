@@ -80,6 +80,20 @@ func useIndex(app *App, r *repo.Repo, fn func(*index.Index) error) error {
 	return err
 }
 
+// deltaPhrase says what a text delta segment holds ("a delta segment",
+// or with kind "narrative", "a narrative delta segment").
+func deltaPhrase(kind string, d *index.DeltaStatus) string {
+	if kind != "" {
+		kind += " "
+	}
+	return fmt.Sprintf("a %sdelta segment adds %d and replaces %d", kind, d.Docs, d.Replaced)
+}
+
+// graphDeltaPhrase says what a code graph delta holds.
+func graphDeltaPhrase(g *index.GraphDeltaStatus) string {
+	return fmt.Sprintf("a delta segment adds %s, removes %d and replaces the edges of %d", plural(g.Nodes, "node"), g.Removed, g.Lists)
+}
+
 // textWritten reports whether a rebuild wrote a text segment.
 func textWritten(segments []string) bool {
 	return slices.Contains(segments, "code") || slices.Contains(segments, "narrative")
@@ -119,11 +133,11 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 			var what []string
 			if d != nil {
 				res["delta"] = d
-				what = append(what, fmt.Sprintf("a delta segment adds %d and replaces %d documents", d.Docs, d.Replaced))
+				what = append(what, deltaPhrase("", d)+" documents")
 			}
 			if nd != nil {
 				res["narrative_delta"] = nd
-				what = append(what, fmt.Sprintf("a narrative delta segment adds %d and replaces %d", nd.Docs, nd.Replaced))
+				what = append(what, deltaPhrase("narrative", nd))
 			}
 			app.printf("index updated: %s (%d in all; segments written: %d terms, %d keys, %s)\n",
 				strings.Join(what, "; "), st.Docs, st.Terms, st.Keys, humanSize(st.Bytes))
@@ -136,7 +150,7 @@ func (c *RebuildCmd) Run(app *App, r *repo.Repo) error {
 		res["segments"] = st.Segments
 		if g := st.GraphDelta; g != nil {
 			res["graph_delta"] = g
-			app.printf("code graph updated: a delta segment adds %s, removes %d and replaces the edges of %d\n", plural(g.Nodes, "node"), g.Removed, g.Lists)
+			app.printf("code graph updated: %s\n", graphDeltaPhrase(g))
 		}
 	}
 	if c.Scc {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/ctx-dev/ctx/index"
@@ -70,10 +69,10 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 	case ist.Fresh:
 		delta := ""
 		if d := ist.Delta; d != nil {
-			delta = fmt.Sprintf("; a delta segment adds %d and replaces %d", d.Docs, d.Replaced)
+			delta = "; " + deltaPhrase("", d)
 		}
 		if d := ist.NarrativeDelta; d != nil {
-			delta += fmt.Sprintf("; a narrative delta segment adds %d and replaces %d", d.Docs, d.Replaced)
+			delta += "; " + deltaPhrase("narrative", d)
 		}
 		app.printf("index: fresh (%d documents%s)\n", ist.Docs, delta)
 	default:
@@ -83,7 +82,7 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 	case g.Fresh:
 		delta := ""
 		if d := ist.GraphDelta; d != nil {
-			delta = fmt.Sprintf("; a delta segment adds %s, removes %d and replaces the edges of %d", plural(d.Nodes, "node"), d.Removed, d.Lists)
+			delta = "; " + graphDeltaPhrase(d)
 		}
 		app.printf("graph:  fresh (%s in the code graph%s)\n", plural(int(g.Nodes), "node"), delta)
 	case g.Present:
