@@ -75,10 +75,9 @@ func (g *Graph) Origin(e int32) EdgeOrigin { return g.origins[g.Source(e)] }
 
 // itemInfo is what a semantic snapshot says of an item.
 type itemInfo struct {
-	key       string
-	kind      extract.ItemKind
-	path      string
-	line, end uint32
+	kind extract.ItemKind
+	path string
+	line uint32
 }
 
 // itemAt returns the key of the innermost item of a file spanning a line.
@@ -629,7 +628,7 @@ func (r *Repo) codeEdges(ctx context.Context, g *Graph, load func(object.ID) (*e
 	}
 	for _, fv := range fvs {
 		for _, it := range fv.Items {
-			g.items[graph.ItemNode(g.repoID, it.Key).ID] = itemInfo{key: it.Key, kind: it.Kind, path: fv.Path, line: it.Span.StartLine, end: it.Span.EndLine}
+			g.items[graph.ItemNode(g.repoID, it.Key).ID] = itemInfo{kind: it.Kind, path: fv.Path, line: it.Span.StartLine}
 		}
 	}
 	return nil
