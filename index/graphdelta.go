@@ -56,21 +56,17 @@ const multFile = "mult.tbl"
 // delta's, merged in node order (kind, key, id).
 type codeGraph struct {
 	base  *graphPart
-	delta *graphPart   // nil without a delta; its nodes are numbered as here
-	tbl   *table.Table // the delta's delta.tbl
-	dead  []uint32     // base nodes the delta removed: sorted, distinct
-	ins   []uint32     // per delta node, in order: the base nodes before it
-	runs  runList      // the base's live nodes by runs of consecutive numbers
-	count uint32       // nodes
+	delta *graphPart // nil without a delta; its nodes are numbered as here
+	dead  []uint32   // base nodes the delta removed: sorted, distinct
+	ins   []uint32   // per delta node, in order: the base nodes before it
+	runs  runList    // the base's live nodes by runs of consecutive numbers
+	count uint32     // nodes
 }
 
 func (c *codeGraph) close() error {
 	errs := []error{c.base.close()}
 	if c.delta != nil {
 		errs = append(errs, c.delta.close())
-	}
-	if c.tbl != nil {
-		errs = append(errs, c.tbl.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -98,11 +94,13 @@ func openCodeGraph(dir, deltaDir string) (_ *codeGraph, err error) {
 	if c.delta, err = openGraphPart(deltaDir, dm); err != nil {
 		return nil, err
 	}
-	if err := openTables(deltaDir, []tableSpec{{deltaFile, "delta", &c.tbl}}); err != nil {
+	var tbl *table.Table // read here only: its lists are decoded
+	if err := openTables(deltaDir, []tableSpec{{deltaFile, "delta", &tbl}}); err != nil {
 		return nil, err
 	}
+	defer tbl.Close()
 	nb := base.count
-	if c.dead, c.ins, err = deadAndIns(c.tbl, "code graph delta", nb); err != nil {
+	if c.dead, c.ins, err = deadAndIns(tbl, "code graph delta", nb); err != nil {
 		return nil, err
 	}
 	if uint64(nb)-uint64(len(c.dead))+uint64(len(c.ins)) != uint64(dm.Nodes) {
@@ -220,7 +218,7 @@ func (c *codeGraph) status() (*GraphDeltaStatus, error) {
 // edgeKey is an edge of the code graph as its asserters name it.
 type edgeKey struct {
 	from, to object.ID
-	label    uint8 // index in graph.Labels
+	label    graph.Label
 }
 
 // dirsOf is the adj.tbl key bytes of a direction, by confidence: out of
@@ -230,7 +228,7 @@ var dirsOf = [2][3]byte{dirOut, dirIn}
 // listEdit moves a neighbour of a node between lists: out of the list of
 // confidence rank from, into that of rank to (3: none).
 type listEdit struct {
-	label    uint8
+	label    graph.Label
 	other    object.ID
 	from, to int
 }
@@ -339,7 +337,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 		return e
 	}
 	keys := slices.SortedFunc(maps.Keys(change), func(a, b edgeKey) int {
-		return cmp.Or(a.from.Compare(b.from), a.to.Compare(b.to), cmp.Compare(a.label, b.label))
+		return cmp.Or(a.from.Compare(b.from), a.to.Compare(b.to), strings.Compare(string(a.label), string(b.label)))
 	})
 	for _, k := range keys {
 		from, err := numOf(k.from)
@@ -352,7 +350,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 		}
 		var was [3]int
 		if from.ok && to.ok {
-			label := graph.Labels[k.label]
+			label := k.label
 			key := append(binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, from.num), to.num), label...)
 			if v, ok := mult.Get(key); ok {
 				if was, err = decodeAssertions(v); err != nil {
@@ -453,7 +451,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 				if !o.ok {
 					ref = nodeRef{added: e.other}
 				}
-				label := graph.Labels[e.label]
+				label := e.label
 				if e.from < 3 {
 					l := nl.lists[d][e.from][label]
 					i := slices.Index(l, ref)
@@ -567,23 +565,13 @@ type assertions struct {
 	nodes  map[object.ID]graph.NodeID
 }
 
-// labelIndex numbers the labels as edgeKey does.
-var labelIndex = func() map[graph.Label]uint8 {
-	m := map[graph.Label]uint8{}
-	for i, l := range graph.Labels {
-		m[l] = uint8(i)
-	}
-	return m
-}()
-
 // add counts an assertion of an edge, sign -1 when the change takes it
 // away.
 func (as *assertions) add(from, to graph.NodeID, l graph.Label, c graph.Confidence, sign int) {
-	li, ok := labelIndex[l]
-	if !ok {
+	if !l.Valid() {
 		return // the graph leaves it out
 	}
-	k := edgeKey{from.ID, to.ID, li}
+	k := edgeKey{from.ID, to.ID, l}
 	d := as.change[k]
 	if d == nil {
 		d = new([3]int)

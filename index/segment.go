@@ -163,17 +163,19 @@ type tableSpec struct {
 }
 
 // openTables opens the tables of specs in dir and checks their kinds.
-// The tables opened stay in place on error, for the caller to close.
+// On error the tables opened before the failing one stay in place, for
+// the caller to close; one of the wrong kind is closed.
 func openTables(dir string, specs []tableSpec) error {
 	for _, f := range specs {
 		t, err := table.Open(filepath.Join(dir, f.name))
 		if err != nil {
 			return err
 		}
-		*f.t = t
 		if t.Kind() != f.kind {
+			t.Close()
 			return fmt.Errorf("%w: %s is a %q table", ErrCorrupt, f.name, t.Kind())
 		}
+		*f.t = t
 	}
 	return nil
 }
