@@ -436,12 +436,7 @@ func TestPackedReadFallsBackToLoose(t *testing.T) {
 	}()
 	pack[off+int64(n)/2] ^= 0xff
 	rewrite(t, base+".pack", pack)
-	if err := os.MkdirAll(filepath.Dir(s.path(first)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(s.path(first), loose, 0o444); err != nil {
-		t.Fatal(err)
-	}
+	writeLoose(t, s, first, loose)
 	s2, _ := NewStore(s.Dir(), StoreOptions{})
 	if _, p, err := s2.Get(first); err != nil || !bytes.Equal(p, want[first]) {
 		t.Fatalf("Get with a damaged pack entry and a loose copy: %v", err)
@@ -524,12 +519,7 @@ func TestVerifyLooseCopyOfPacked(t *testing.T) {
 	}
 	packAll(t, s, want)
 	loose[len(loose)/2] ^= 0xff
-	if err := os.MkdirAll(filepath.Dir(s.path(id)), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(s.path(id), loose, 0o444); err != nil {
-		t.Fatal(err)
-	}
+	writeLoose(t, s, id, loose)
 	s2, _ := NewStore(s.Dir(), StoreOptions{})
 	if _, p, err := s2.Get(id); err != nil || !bytes.Equal(p, want[id]) {
 		t.Fatalf("Get: %v", err)
@@ -670,5 +660,17 @@ func TestPackIndexShared(t *testing.T) {
 	s3, _ := NewStore(s.Dir(), StoreOptions{})
 	if packs, err := s3.packList(noReload); err != nil || len(packs) != 0 {
 		t.Fatalf("an index damaged in place: %d packs, %v; want it skipped", len(packs), err)
+	}
+}
+
+// writeLoose writes data as the loose file of id, as a store writes it
+// (read-only).
+func writeLoose(t *testing.T, s *Store, id ID, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(s.path(id)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.path(id), data, 0o444); err != nil {
+		t.Fatal(err)
 	}
 }
