@@ -260,11 +260,11 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 			keys.add(nsKey, d.Node.Key, doc)
 			keys.add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
 			keys.add(nsFile, d.Path, doc)
-		case DocDiagnostic:
+		default: // a diagnostic or a narrative node
 			keys.add(nsName, strings.ToLower(d.Title), doc)
-		default: // a narrative node, under its file's path (for its delta)
-			keys.add(nsName, strings.ToLower(d.Title), doc)
-			keys.add(nsFile, d.Path, doc)
+			if d.Kind != DocDiagnostic {
+				keys.add(nsFile, d.Path, doc) // the node's file, for its delta
+			}
 		}
 		keys.addID(nsNode, d.Node.ID, doc)
 		keys.add(nsKind, string(d.Kind), doc)
