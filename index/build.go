@@ -336,12 +336,22 @@ func (t *tableFile) abort() {
 
 // keyTable gathers the lookups of a keys table (keys.tbl): for each name,
 // a namespace byte and a key, the numbers it leads to (documents, graph
-// nodes), in increasing order. The names are kept in a vocab, so that a
-// segment's million lookups cost no string each.
+// nodes), in increasing order. The names are kept in a vocab, and each
+// name's numbers, already encoded as in the table (uvarint deltas), in a
+// listPool: a segment's million lookups cost no string and no slice each
+// (objects the garbage collector would have to mark).
 type keyTable struct {
 	names *vocab
-	lists [][]uint32 // by name number
+	lists []keyList // by name number
+	pool  listPool
 	buf   []byte
+	enc   [binary.MaxVarintLen32]byte
+}
+
+// keyList is a name's numbers, encoded, and the last of them.
+type keyList struct {
+	l    list
+	last uint32
 }
 
 func newKeyTable() *keyTable { return &keyTable{names: newVocab()} }
@@ -362,15 +372,18 @@ func (t *keyTable) addID(ns byte, id object.ID, n uint32) {
 	t.addName(n)
 }
 
+// addName adds n to the numbers of the name in buf. Numbers must be added
+// in increasing order (table.AppendUvarintDeltas's).
 func (t *keyTable) addName(n uint32) {
 	id, isNew := t.names.id(t.buf)
 	if isNew {
-		t.lists = append(t.lists, []uint32{n})
+		t.lists = append(t.lists, keyList{})
+	} else if t.lists[id].last == n {
 		return
 	}
-	if l := t.lists[id]; l[len(l)-1] != n {
-		t.lists[id] = append(l, n)
-	}
+	k := &t.lists[id]
+	t.pool.append(&k.l, binary.AppendUvarint(t.enc[:0], uint64(n-k.last)))
+	k.last = n
 }
 
 // len returns the number of names.
@@ -384,9 +397,8 @@ func (t *keyTable) write(dir string) error {
 		return err
 	}
 	defer out.abort()
-	var val []byte
 	for _, id := range t.names.sorted() {
-		if err := out.w.Add(t.names.term(id), table.AppendUvarintDeltas(val[:0], t.lists[id])); err != nil {
+		if err := out.w.Add(t.names.term(id), t.pool.bytes(&t.lists[id].l)); err != nil {
 			return err
 		}
 	}

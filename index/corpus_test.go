@@ -138,3 +138,31 @@ func TestSortDocs(t *testing.T) {
 		}
 	}
 }
+
+func TestLineStarts(t *testing.T) {
+	// The definition: 0, then the offset after every newline that is not
+	// the last byte.
+	simple := func(src []byte) []int {
+		starts := []int{0}
+		for i, b := range src {
+			if b == '\n' && i+1 < len(src) {
+				starts = append(starts, i+1)
+			}
+		}
+		return starts
+	}
+	cases := []string{"", "\n", "\n\n", "a", "a\n", "a\nb", "a\nb\n", "\n\nx\n\n", strings.Repeat("line\n", 100) + "tail"}
+	rng := rand.New(rand.NewSource(1))
+	for range 200 {
+		b := make([]byte, rng.Intn(300))
+		for i := range b {
+			b[i] = "ab\n"[rng.Intn(3)]
+		}
+		cases = append(cases, string(b))
+	}
+	for _, c := range cases {
+		if got, want := lineStarts([]byte(c)), simple([]byte(c)); !slices.Equal(got, want) {
+			t.Fatalf("lineStarts(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
