@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -60,17 +59,6 @@ var goDocs = sync.OnceValues(func() ([]string, error) {
 	})
 	return docs, err
 })
-
-// cpuTime returns the CPU time the process has used, user and system:
-// the machines the benchmarks run on are shared, and the time on the
-// clock depends on what else runs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // reportCPU reports the CPU time per operation since start as cpu-ns/op.
 func reportCPU(b *testing.B, start time.Duration) {

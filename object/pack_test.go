@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -560,26 +559,17 @@ func TestPackOpenRetried(t *testing.T) {
 	if _, err := s3.packList(fullReload); err != nil {
 		t.Fatal(err)
 	}
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
 	// The lowest free descriptor is the next one an open gets: a limit
 	// there leaves none.
 	probe, err := os.Open(os.DevNull)
 	if err != nil {
 		t.Fatal(err)
 	}
-	low := lim
-	low.Cur = uint64(probe.Fd())
+	fd := probe.Fd()
 	probe.Close()
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
-		t.Skip(err)
-	}
+	restore := limitFiles(t, fd)
 	_, _, err = s3.Get(id)
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Fatal(err)
-	}
+	restore()
 	if err == nil {
 		t.Skip("the read needed no new file descriptor")
 	}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ctx-dev/ctx/internal/atomicfile"
@@ -39,10 +38,7 @@ type statEntry struct {
 // statOf returns the cache entry fields of a file's stat data.
 func statOf(info fs.FileInfo) statEntry {
 	e := statEntry{size: info.Size(), mtime: info.ModTime().UnixNano()}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		e.ino = st.Ino
-		e.ctime = st.Ctim.Sec*1e9 + st.Ctim.Nsec
-	}
+	e.ctime, e.ino = changeAndInode(info)
 	return e
 }
 
