@@ -657,7 +657,7 @@ func partFresh(part int, built, m *Manifest) bool {
 	if built == nil || built.Tokenizer != m.Tokenizer {
 		return false
 	}
-	narr := slices.Equal(built.Narrative, m.Narrative)
+	narr := narrativeEqual(built, m)
 	heads := built.Ref == m.Ref && slices.Equal(built.Heads, m.Heads)
 	switch part {
 	case partNarrative:
@@ -980,6 +980,13 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	if err != nil {
 		return nil, err
 	}
+	// The lock was written as it was taken: its time is the file
+	// system's clock before any narrative file was stat or read.
+	since, err := fsNow(filepath.Join(dir, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("index: lock: %w", err)
+	}
+	markRacy(m, since)
 	cur := current(r)
 	build := want
 	for part := range nParts {

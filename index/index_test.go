@@ -238,6 +238,9 @@ func TestRebuildDeterministic(t *testing.T) {
 				if err != nil && !os.IsNotExist(err) {
 					t.Fatal(err)
 				}
+				if f == manifest {
+					b = withoutSums(b) // racy files depend on when a build ran
+				}
 				out[partNames[i]+"/"+f] = b
 			}
 		}

@@ -23,8 +23,9 @@ import (
 // and line after kind and key, the file keys and delta segments, 8 the
 // code graph's table of repeated edges (mult.tbl) and its delta segments,
 // 9 the narrative's file keys, hidden ids and delta segments, 10 the
-// change time and inode of narrative files and the files of hidden ids.
-const manifestVersion = "ctx-index-manifest 10"
+// change time and inode of narrative files and the files of hidden ids,
+// 11 the hash of racily clean narrative files.
+const manifestVersion = "ctx-index-manifest 11"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with
@@ -61,19 +62,25 @@ type Manifest struct {
 	// one of the ids or files is not built.
 	Hidden    []HiddenID
 	Narrative []FileStat // sorted by path
+
+	// racy hashes narrative files for comparisons with a built manifest,
+	// in a manifest taken now (currentManifest); nil in one read.
+	racy *racyCheck
 }
 
 // FileStat is what a manifest keeps of a narrative file: enough that an
 // edit shows even when it keeps the size and the modification time (a
 // tool that sets the time back, a file renamed over another): the
 // change time, which only the kernel sets, and the inode. Systems other
-// than Linux record 0 for both.
+// than Linux record 0 for both. Sum is the hash of the content of a file
+// whose stat data a build could not trust (racy.go), else empty.
 type FileStat struct {
 	Path       string // relative to narrative/, slash-separated
 	Size       int64
 	ModNano    int64
 	ChangeNano int64
 	Ino        uint64
+	Sum        string // an object.ID in hex, or ""
 }
 
 // HiddenID is a node id a narrative file holds but which has no document
@@ -104,9 +111,11 @@ func currentManifest(r *repo.Repo, built *Manifest) (*Manifest, error) {
 	} else if m.Code, m.CodeGraph, err = codeKeys(r, m.Heads); err != nil {
 		return nil, err
 	}
-	if m.Narrative, err = narrativeStats(r.Narrative().Root); err != nil {
+	root := r.Narrative().Root
+	if m.Narrative, err = statNarrative(root); err != nil {
 		return nil, fmt.Errorf("index: narrative files: %w", err)
 	}
+	m.racy = newRacyCheck(root)
 	return m, nil
 }
 
@@ -144,12 +153,13 @@ func (m *Manifest) Equal(o *Manifest) bool {
 // narrative segments) answers for the store as o describes it: the same
 // code key and narrative files; the heads may differ.
 func (m *Manifest) textEqual(o *Manifest) bool {
-	return m.Tokenizer == o.Tokenizer && m.Code == o.Code && slices.Equal(m.Narrative, o.Narrative)
+	return m.Tokenizer == o.Tokenizer && m.Code == o.Code && narrativeEqual(m, o)
 }
 
 // ChangedNarrative returns the narrative files added, removed or changed
-// from m to o.
+// from m to o (a racy one whose content differs from its hash included).
 func (m *Manifest) ChangedNarrative(o *Manifest) []string {
+	c := checkOf(m, o)
 	var out []string
 	i, j := 0, 0
 	for i < len(m.Narrative) || j < len(o.Narrative) {
@@ -161,7 +171,7 @@ func (m *Manifest) ChangedNarrative(o *Manifest) []string {
 			out = append(out, o.Narrative[j].Path)
 			j++
 		default:
-			if m.Narrative[i] != o.Narrative[j] {
+			if !sameFile(m.Narrative[i], o.Narrative[j], c) {
 				out = append(out, m.Narrative[i].Path)
 			}
 			i++
@@ -174,7 +184,7 @@ func (m *Manifest) ChangedNarrative(o *Manifest) []string {
 // MarshalText writes the manifest: a version line, the ref, a line per
 // head, the keys, the base, a line per hidden id and file (tab-separated),
 // a line per narrative file (tab-separated size, mtime, ctime, inode,
-// path).
+// hash or "-", path).
 func (m *Manifest) MarshalText() ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "%s\ntokenizer %d\nref %s\n", manifestVersion, m.Tokenizer, m.Ref)
@@ -197,7 +207,11 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 		fmt.Fprintf(&b, "hidden %s\t%s\n", h.ID, escapePath(h.Path))
 	}
 	for _, f := range m.Narrative {
-		fmt.Fprintf(&b, "file %d\t%d\t%d\t%d\t%s\n", f.Size, f.ModNano, f.ChangeNano, f.Ino, escapePath(f.Path))
+		sum := f.Sum
+		if sum == "" {
+			sum = "-"
+		}
+		fmt.Fprintf(&b, "file %d\t%d\t%d\t%d\t%s\t%s\n", f.Size, f.ModNano, f.ChangeNano, f.Ino, sum, escapePath(f.Path))
 	}
 	return b.Bytes(), nil
 }
@@ -280,7 +294,7 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			}
 			m.Hidden = append(m.Hidden, h)
 		case strings.HasPrefix(line, "file "):
-			var f [4]string
+			var f [5]string
 			rest, ok := line[len("file "):], true
 			for i := range f {
 				if f[i], rest, ok = strings.Cut(rest, "\t"); !ok {
@@ -295,13 +309,19 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			mod, err2 := strconv.ParseInt(f[1], 10, 64)
 			change, err3 := strconv.ParseInt(f[2], 10, 64)
 			ino, err4 := strconv.ParseUint(f[3], 10, 64)
+			sum := f[4]
+			if sum == "-" {
+				sum = ""
+			} else if id, err := object.ParseID(sum); err != nil || id.String() != sum {
+				return bad(n, "bad file hash")
+			}
 			if err1 != nil || err2 != nil || err3 != nil || err4 != nil || size < 0 {
 				return bad(n, "bad file stat")
 			}
 			if k := len(m.Narrative); k > 0 && m.Narrative[k-1].Path >= path {
 				return bad(n, "unordered file")
 			}
-			m.Narrative = append(m.Narrative, FileStat{Path: path, Size: size, ModNano: mod, ChangeNano: change, Ino: ino})
+			m.Narrative = append(m.Narrative, FileStat{Path: path, Size: size, ModNano: mod, ChangeNano: change, Ino: ino, Sum: sum})
 		default:
 			return bad(n, "unknown line")
 		}

@@ -1,0 +1,136 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
+	"github.com/ctx-dev/ctx/object"
+)
+
+// Racily clean narrative files (git's "racy" entries; docs/INDEX.md,
+// "Freshness"). A file's stat data show every later change but one: a
+// rewrite of the same size within the same tick of the file system's
+// clock as the write the stat data recorded, after the build read the
+// file. Such a rewrite keeps size, modification and change time (and a
+// write in place, the inode). A build therefore distrusts the stat data of
+// every file whose modification or change time is not before the moment
+// it began, as the file system's clock tells it (the index lock's
+// modification time, written as the lock is taken, before any file is
+// stat or read): it reads each such file at once, before parsing any, and
+// records the hash of its content (FileStat.Sum). A reading command then
+// takes such a file as unchanged only when its content still has that
+// hash; else the segment is stale. A file written in an earlier tick than
+// the build's start changes its times with any later write.
+
+// statNarrative is narrativeStats; tests replace it to forge stat data
+// that hide a change, as a racy rewrite does.
+var statNarrative = narrativeStats
+
+// racyCheck hashes narrative files for the comparison of a manifest taken
+// now with a built one, each file once.
+type racyCheck struct {
+	root string // the narrative's root
+	mu   sync.Mutex
+	sums map[string]string // path → sum; "" when the file cannot be read
+}
+
+func newRacyCheck(root string) *racyCheck {
+	return &racyCheck{root: root, sums: map[string]string{}}
+}
+
+// sum returns the hash of the content of the narrative file at path, as
+// FileStat.Sum records it; false if it cannot be read.
+func (c *racyCheck) sum(path string) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s, ok := c.sums[path]
+	if !ok {
+		if data, err := regfile.Read(filepath.Join(c.root, filepath.FromSlash(path)), -1); err == nil {
+			s = object.Sum(object.KindBlob, data).String()
+		}
+		c.sums[path] = s
+	}
+	return s, s != ""
+}
+
+// sameFile reports whether two stat records of one narrative file, one
+// built and one taken now (either way round), show the same content:
+// equal stat data, and when either records a hash (a racy file), the
+// content has it now. Without a check, a hash is taken as a change.
+func sameFile(a, b FileStat, c *racyCheck) bool {
+	if a.Path != b.Path || a.Size != b.Size || a.ModNano != b.ModNano || a.ChangeNano != b.ChangeNano || a.Ino != b.Ino {
+		return false
+	}
+	want := a.Sum
+	switch {
+	case a.Sum == b.Sum:
+		return true
+	case a.Sum == "":
+		want = b.Sum
+	case b.Sum != "":
+		return false // hashed twice, different content
+	}
+	if c == nil {
+		return false
+	}
+	got, ok := c.sum(a.Path)
+	return ok && got == want
+}
+
+// narrativeEqual reports whether two manifests, one built and one taken
+// now, record the same narrative files with the same content.
+func narrativeEqual(a, b *Manifest) bool {
+	if len(a.Narrative) != len(b.Narrative) {
+		return false
+	}
+	c := checkOf(a, b)
+	for i := range a.Narrative {
+		if !sameFile(a.Narrative[i], b.Narrative[i], c) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkOf returns the racy check of whichever of two manifests was taken
+// now.
+func checkOf(a, b *Manifest) *racyCheck {
+	if a.racy != nil {
+		return a.racy
+	}
+	return b.racy
+}
+
+// markRacy records the hash of every narrative file of m whose stat data
+// a build beginning at since (Unix nanoseconds, by the file system's
+// clock) cannot trust. It runs before the build reads any file.
+func markRacy(m *Manifest, since int64) {
+	for i := range m.Narrative {
+		f := &m.Narrative[i]
+		if f.ModNano < since && f.ChangeNano < since {
+			continue
+		}
+		if s, ok := m.racy.sum(f.Path); ok {
+			f.Sum = s
+		} else {
+			f.Sum = unreadableSum // never the hash of a content
+		}
+	}
+}
+
+// unreadableSum is the Sum of a racy file that could not be read: no
+// content has it, so the file reads as changed.
+var unreadableSum = object.Zero.String()
+
+// fsNow returns the modification time of the file at path (the index
+// lock, just written), in Unix nanoseconds: the file system's clock at
+// that write.
+func fsNow(path string) (int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	return st.ModTime().UnixNano(), nil
+}
