@@ -423,19 +423,22 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	// count (a query that names a symbol is one word: it excludes
 	// nothing, so every document Accept sees matches).
 	so.K = limit + min(len(symbols), limit)
-	inText := map[uint32]bool{}
+	// Sets of document numbers as bits: Accept sees every document the
+	// text matches (tens of thousands for "error", which names as many
+	// symbols), where maps cost a hash each.
+	var isSymbol, inText docSet
 	if len(symbols) > 0 {
-		isSymbol := make(map[uint32]bool, len(symbols))
+		isSymbol, inText = newDocSet(ix.Docs()), newDocSet(ix.Docs())
 		for _, d := range symbols {
-			isSymbol[d] = true
+			isSymbol.add(d)
 		}
 		accept := so.Accept
 		so.Accept = func(doc uint32) bool {
 			if accept != nil && !accept(doc) {
 				return false
 			}
-			if isSymbol[doc] {
-				inText[doc] = true
+			if isSymbol.has(doc) {
+				inText.add(doc)
 			}
 			return true
 		}
@@ -474,11 +477,27 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		}
 	}
 	for _, doc := range symbols {
-		if !inText[doc] {
+		if !inText.has(doc) {
 			matched++ // named, though its text lacks a query word
 		}
 	}
 	return hits, matched, nil
+}
+
+// docSet is a set of document numbers below a bound, a bit each.
+type docSet []uint64
+
+func newDocSet(n int) docSet { return make(docSet, (n+63)/64) }
+
+func (s docSet) add(doc uint32) {
+	if int(doc/64) < len(s) {
+		s[doc/64] |= 1 << (doc % 64)
+	}
+}
+
+// has reports whether doc is in the set; false for a nil set.
+func (s docSet) has(doc uint32) bool {
+	return int(doc/64) < len(s) && s[doc/64]&(1<<(doc%64)) != 0
 }
 
 // symbolsNamed returns the items whose stable key is q or ends with q
