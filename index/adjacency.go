@@ -92,8 +92,8 @@ func collectCodeGraph(ctx context.Context, r *repo.Repo, heads []object.ID, vs *
 // tombstones, the edges the narrative declares), as ctx edges sees it
 // together with the code graph base, and numbers the nodes base lacks
 // after base's.
-func collectGraph(ctx context.Context, r *repo.Repo, heads []object.ID, history []*repo.Entry, base *codeGraph) (*adjacency, error) {
-	cat, err := r.Narrative().Load()
+func collectGraph(ctx context.Context, r *repo.Repo, sp *narrative.Space, heads []object.ID, history []*repo.Entry, base *codeGraph) (*adjacency, error) {
+	cat, err := sp.Load()
 	if err != nil {
 		return nil, err
 	}

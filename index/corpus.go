@@ -149,14 +149,14 @@ func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func
 // CollectNarrative gathers the documents of the working narrative: every
 // node not deleted, sorted by kind, then id.
 func CollectNarrative(r *repo.Repo) ([]Doc, error) {
-	docs, _, err := collectNarrative(r)
+	docs, _, err := collectNarrative(r.Narrative())
 	return docs, err
 }
 
 // collectNarrative is CollectNarrative, also returning the hidden ids
 // (Manifest.Hidden).
-func collectNarrative(r *repo.Repo) ([]Doc, []HiddenID, error) {
-	cat, err := r.Narrative().Load()
+func collectNarrative(sp *narrative.Space) ([]Doc, []HiddenID, error) {
+	cat, err := sp.Load()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -896,7 +896,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		pm.Nodes = uint32(len(adj.nodes))
 		return writeGraphSegment(dir, adj, pm)
 	case partGraph:
-		pm.Heads, pm.Narrative, pm.CodeGraph = m.Heads, m.Narrative, m.CodeGraph
+		pm.Heads, pm.CodeGraph = m.Heads, m.CodeGraph
 		bg, err := openCodeGraph(base[0], base[1])
 		if err != nil {
 			return nil, err
@@ -907,10 +907,12 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		if err != nil {
 			return nil, fmt.Errorf("index: history: %w", err)
 		}
-		adj, err := collectGraph(ctx, r, m.Heads, history, bg)
+		rr := newRacyRead(m)
+		adj, err := collectGraph(ctx, r, rr.space(r.Narrative()), m.Heads, history, bg)
 		if err != nil {
 			return nil, err
 		}
+		pm.Narrative = rr.stats(m.Narrative)
 		pm.Nodes = adj.first
 		st, err := writeGraphSegment(dir, adj, pm)
 		if err != nil {
@@ -921,8 +923,9 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		pm.Heads, pm.Code, pm.CodeGraph = m.Heads, m.Code, m.CodeGraph
 		docs, err = collectCode(ctx, r, m.Heads, vs.get)
 	default:
-		pm.Narrative = m.Narrative
-		docs, pm.Hidden, err = collectNarrative(r)
+		rr := newRacyRead(m)
+		docs, pm.Hidden, err = collectNarrative(rr.space(r.Narrative()))
+		pm.Narrative = rr.stats(m.Narrative)
 	}
 	if err != nil {
 		return nil, err
@@ -1001,11 +1004,9 @@ func rebuild(ctx context.Context, r *repo.Repo, opts BuildOptions, want [nParts]
 	}
 	// The lock was written as it was taken: its time is the file
 	// system's clock before any narrative file was stat or read.
-	since, err := fsNow(filepath.Join(dir, lockName))
-	if err != nil {
+	if m.since, err = fsNow(filepath.Join(dir, lockName)); err != nil {
 		return nil, fmt.Errorf("index: lock: %w", err)
 	}
-	markRacy(m, since)
 	cur := current(r)
 	build := want
 	for part := range nParts {

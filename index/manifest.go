@@ -66,6 +66,10 @@ type Manifest struct {
 	// racy hashes narrative files for comparisons with a built manifest,
 	// in a manifest taken now (currentManifest); nil in one read.
 	racy *racyCheck
+	// since is, in a manifest a kept build starts from, the file system's
+	// time at its start (Unix nanoseconds): files with a time at or after
+	// it are racy (racy.go). 0 in others.
+	since int64
 }
 
 // FileStat is what a manifest keeps of a narrative file: enough that an

@@ -73,7 +73,8 @@ func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir
 			present = append(present, p)
 		}
 	}
-	cat := r.Narrative().LoadFiles(present)
+	rr := newRacyRead(m)
+	cat := rr.space(r.Narrative()).LoadFiles(present)
 	for _, id := range cat.IDs() {
 		ids = append(ids, string(id))
 	}
@@ -93,7 +94,7 @@ func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir
 		}
 	}
 	docs, _ := narrativeDocs(cat)
-	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Base: filepath.Base(baseDir), Narrative: m.Narrative}
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Base: filepath.Base(baseDir), Narrative: deltaStats(bm.Narrative, rr.stats(m.Narrative), inChange)}
 	st, err := writeDelta(ctx, base, dir, docs, dead, budget, pm, opts)
 	if err != nil {
 		return nil, err
@@ -120,3 +121,19 @@ func docsUnder(seg *segment, ns byte, key string) ([]uint32, []recordHead, error
 // narrativePath is the path a narrative document records for the file at
 // p (relative to narrative/).
 func narrativePath(p string) string { return path.Join(repo.DirName, "narrative", p) }
+
+// deltaStats returns the file stats of a narrative delta: those of now,
+// where the files parsed for the delta carry the hashes of their racy
+// reads, and the files not parsed (unchanged, racy in the base and
+// found with the same content) the base's hashes.
+func deltaStats(base, now []FileStat, parsed map[string]bool) []FileStat {
+	for i := range now {
+		if parsed[narrativePath(now[i].Path)] {
+			continue
+		}
+		if j, ok := slices.BinarySearchFunc(base, now[i].Path, func(f FileStat, p string) int { return strings.Compare(f.Path, p) }); ok {
+			now[i].Sum = base[j].Sum
+		}
+	}
+	return now
+}

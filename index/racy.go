@@ -3,9 +3,12 @@ package index
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ctx-dev/ctx/internal/regfile"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 )
 
@@ -18,11 +21,16 @@ import (
 // every file whose modification or change time is not before the moment
 // it began, as the file system's clock tells it (the index lock's
 // modification time, written as the lock is taken, before any file is
-// stat or read): it reads each such file at once, before parsing any, and
-// records the hash of its content (FileStat.Sum). A reading command then
+// stat or read): it records the hash of each such file's content as its
+// parse reads it (FileStat.Sum, racyRead). A reading command then
 // takes such a file as unchanged only when its content still has that
 // hash; else the segment is stale. A file written in an earlier tick than
 // the build's start changes its times with any later write.
+//
+// Only files the narrative parses are hashed (ending in .md, read):
+// the content of the others never reaches the index. The comparison
+// assumes that the lock and the narrative share a file system and its
+// clock, as .ctx/index and .ctx/narrative do.
 
 // statNarrative is narrativeStats; tests replace it to forge stat data
 // that hide a change, as a racy rewrite does.
@@ -47,7 +55,7 @@ func (c *racyCheck) sum(path string) (string, bool) {
 	defer c.mu.Unlock()
 	s, ok := c.sums[path]
 	if !ok {
-		if data, err := regfile.Read(filepath.Join(c.root, filepath.FromSlash(path)), -1); err == nil {
+		if data, err := regfile.Read(filepath.Join(c.root, filepath.FromSlash(path)), narrative.MaxFileBytes); err == nil {
 			s = object.Sum(object.KindBlob, data).String()
 		}
 		c.sums[path] = s
@@ -103,26 +111,54 @@ func checkOf(a, b *Manifest) *racyCheck {
 	return b.racy
 }
 
-// markRacy records the hash of every narrative file of m whose stat data
-// a build beginning at since (Unix nanoseconds, by the file system's
-// clock) cannot trust. It runs before the build reads any file.
-func markRacy(m *Manifest, since int64) {
-	for i := range m.Narrative {
-		f := &m.Narrative[i]
-		if f.ModNano < since && f.ChangeNano < since {
-			continue
-		}
-		if s, ok := m.racy.sum(f.Path); ok {
-			f.Sum = s
-		} else {
-			f.Sum = unreadableSum // never the hash of a content
-		}
-	}
+// racyRead records, as one parse of the narrative reads them, the hash of
+// each file whose stat data a build from m cannot trust: the bytes the
+// index is built from, not a second read that a rewrite could fall
+// between.
+type racyRead struct {
+	racy map[string]bool
+	mu   sync.Mutex
+	sums map[string]string
 }
 
-// unreadableSum is the Sum of a racy file that could not be read: no
-// content has it, so the file reads as changed.
-var unreadableSum = object.Zero.String()
+// newRacyRead returns the recorder of a build from m: it hashes the files
+// the narrative parses (ending in .md) whose modification or change time
+// is at or after m.since; none when m.since is 0 (a build not kept).
+func newRacyRead(m *Manifest) *racyRead {
+	rr := &racyRead{racy: map[string]bool{}, sums: map[string]string{}}
+	for _, f := range m.Narrative {
+		if m.since != 0 && (f.ModNano >= m.since || f.ChangeNano >= m.since) && strings.HasSuffix(f.Path, ".md") {
+			rr.racy[f.Path] = true
+		}
+	}
+	return rr
+}
+
+// space returns sp, reporting its reads to rr.
+func (rr *racyRead) space(sp *narrative.Space) *narrative.Space {
+	sp.OnRead = func(path string, src []byte) {
+		if !rr.racy[path] {
+			return
+		}
+		sum := object.Sum(object.KindBlob, src).String()
+		rr.mu.Lock()
+		rr.sums[path] = sum
+		rr.mu.Unlock()
+	}
+	return sp
+}
+
+// stats returns files with the hashes of the racy ones the parse read. A
+// racy file it did not read (removed, unreadable, too large) keeps no
+// hash: it becomes readable only by a change of mode, which changes its
+// change time.
+func (rr *racyRead) stats(files []FileStat) []FileStat {
+	out := slices.Clone(files)
+	for i := range out {
+		out[i].Sum = rr.sums[out[i].Path]
+	}
+	return out
+}
 
 // fsNow returns the modification time of the file at path (the index
 // lock, just written), in Unix nanoseconds: the file system's clock at

@@ -79,6 +79,9 @@ func (s *Space) parseFile(path string) parsedFile {
 		}
 		return parsedFile{problems: []Problem{{Path: path, Msg: msg}}}
 	}
+	if s.OnRead != nil {
+		s.OnRead(path, src)
+	}
 	return parse(path, src)
 }
 

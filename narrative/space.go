@@ -19,8 +19,11 @@ import (
 	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
-// maxFile bounds the narrative files ctx reads.
-const maxFile = 16 << 20
+// MaxFileBytes bounds the narrative files ctx reads: a larger one is
+// reported, not parsed.
+const MaxFileBytes = 16 << 20
+
+const maxFile = MaxFileBytes
 
 // Space is the narrative directory of a store (.ctx/narrative/). Its write
 // methods must be called with the store's writer lock held.
@@ -31,6 +34,10 @@ type Space struct {
 	Clock clock.Clock
 	// Rand supplies IDs; nil means crypto/rand.
 	Rand io.Reader
+	// OnRead, if set, is called with the path (relative to Root,
+	// slash-separated) and the bytes of each file Load and LoadFiles
+	// parse, as they read them: from several goroutines at once.
+	OnRead func(path string, src []byte)
 }
 
 // NewNode is what Add needs to create a node.
