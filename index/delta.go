@@ -553,7 +553,8 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 	}
 	defer base.close()
 	bm := base.manifest
-	if bm.Tokenizer != m.Tokenizer || bm.Code.IsZero() || bm.Base != "" {
+	// A new repository id changes every document's node: no delta.
+	if bm.Tokenizer != m.Tokenizer || bm.Code.IsZero() || bm.Base != "" || bm.Repo != m.Repo {
 		return nil, errNoDelta
 	}
 	was, err := readCommits(r, bm.Heads)
@@ -622,7 +623,7 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 			}
 		}
 	}
-	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, Code: m.Code, CodeGraph: m.CodeGraph, Base: filepath.Base(baseDir)}
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, Repo: m.Repo, Code: m.Code, CodeGraph: m.CodeGraph, Base: filepath.Base(baseDir)}
 	return writeDelta(ctx, base, dir, docs, dead, budget, pm, opts)
 }
 

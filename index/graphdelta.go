@@ -250,7 +250,8 @@ type nodeRef struct {
 // can hold (too large, or of the build graphs or command runs).
 func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir string) (*BuildStats, error) {
 	bm := readManifest(baseDir)
-	if bm == nil || bm.Tokenizer != m.Tokenizer || bm.CodeGraph.IsZero() || bm.Base != "" {
+	// A new repository id changes every node: no delta.
+	if bm == nil || bm.Tokenizer != m.Tokenizer || bm.CodeGraph.IsZero() || bm.Base != "" || bm.Repo != m.Repo {
 		return nil, errNoDelta
 	}
 	base, err := openGraphPart(baseDir, bm)
@@ -546,7 +547,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 	}
 	slices.SortFunc(entries, func(a, b adjEntry) int { return bytes.Compare(a.key, b.key) })
 
-	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, CodeGraph: m.CodeGraph, Nodes: count, Base: filepath.Base(baseDir)}
+	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref, Heads: m.Heads, Repo: m.Repo, CodeGraph: m.CodeGraph, Nodes: count, Base: filepath.Base(baseDir)}
 	nkeys, err := writeGraphDelta(dir, fresh, rank, entries, dead, ins, pm)
 	if err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func newIndex(code, narr textPart) *Index {
 	cm, nm := ix.code.manifest(), ix.narr.manifest()
 	ix.narrBase = ix.code.stats.Docs
 	ix.stats = text.Stats{Docs: ix.code.stats.Docs + ix.narr.stats.Docs, Tokens: ix.code.stats.Tokens + ix.narr.stats.Tokens}
-	ix.Manifest = &Manifest{Tokenizer: cm.Tokenizer, Ref: cm.Ref, Heads: cm.Heads, Code: cm.Code, CodeGraph: cm.CodeGraph, Narrative: nm.Narrative}
+	ix.Manifest = &Manifest{Tokenizer: cm.Tokenizer, Ref: cm.Ref, Heads: cm.Heads, Repo: cm.Repo, Code: cm.Code, CodeGraph: cm.CodeGraph, Narrative: nm.Narrative}
 	return ix
 }
 
@@ -888,7 +888,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 	pm := &Manifest{Tokenizer: m.Tokenizer, Ref: m.Ref}
 	switch part {
 	case partCodeGraph:
-		pm.Heads, pm.CodeGraph = m.Heads, m.CodeGraph
+		pm.Heads, pm.Repo, pm.CodeGraph = m.Heads, m.Repo, m.CodeGraph
 		adj, err := collectCodeGraph(ctx, r, m.Heads, vs)
 		if err != nil {
 			return nil, err
@@ -896,7 +896,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		pm.Nodes = uint32(len(adj.nodes))
 		return writeGraphSegment(dir, adj, pm)
 	case partGraph:
-		pm.Heads, pm.CodeGraph = m.Heads, m.CodeGraph
+		pm.Heads, pm.Repo, pm.CodeGraph = m.Heads, m.Repo, m.CodeGraph
 		bg, err := openCodeGraph(base[0], base[1])
 		if err != nil {
 			return nil, err
@@ -920,7 +920,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		}
 		return st, writeCommits(history, dir)
 	case partCode:
-		pm.Heads, pm.Code, pm.CodeGraph = m.Heads, m.Code, m.CodeGraph
+		pm.Heads, pm.Repo, pm.Code, pm.CodeGraph = m.Heads, m.Repo, m.Code, m.CodeGraph
 		docs, err = collectCode(ctx, r, m.Heads, vs.get)
 	default:
 		rr := newRacyRead(m)

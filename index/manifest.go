@@ -37,15 +37,19 @@ type Manifest struct {
 	Tokenizer int
 	Ref       string
 	Heads     []object.ID // sorted
+	// Repo is the repository id (config.toml's repo.id) the code and
+	// graph nodes' ids derive from, in the manifests of the segments that
+	// hold them; it is part of Code and CodeGraph.
+	Repo string
 	// Code names what the code segment's documents derive from: the
-	// heads' root trees, semantic snapshots and diagnostics snapshots, in
-	// head order (a hash of their IDs). A commit that changes only the
+	// repository id, and the heads' root trees, semantic snapshots and
+	// diagnostics snapshots, in head order (a hash of them). A commit that changes only the
 	// narrative or edges (a note, a relate, a session's note step) leaves
 	// it, and the code segment, as they were.
 	Code object.ID
 	// CodeGraph names what the code graph segment derives from: the
-	// heads' semantic, build and diagnostics snapshots (a hash of their
-	// IDs, zero for none, in head order).
+	// repository id, and the heads' semantic, build and diagnostics
+	// snapshots (a hash of them, zero IDs for none, in head order).
 	CodeGraph object.ID
 	// Nodes is, in a code graph segment's manifest, its count of nodes;
 	// in a graph segment's, that of the code graph it extends (whose
@@ -108,9 +112,9 @@ func currentManifest(r *repo.Repo, built *Manifest) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Tokenizer: text.Version, Ref: name, Heads: slices.Clone(heads)}
+	m := &Manifest{Tokenizer: text.Version, Ref: name, Heads: slices.Clone(heads), Repo: r.Config.Repo.ID}
 	slices.SortFunc(m.Heads, func(a, b object.ID) int { return a.Compare(b) })
-	if built != nil && built.Tokenizer == m.Tokenizer && !built.Code.IsZero() && !built.CodeGraph.IsZero() && slices.Equal(built.Heads, m.Heads) {
+	if built != nil && built.Tokenizer == m.Tokenizer && !built.Code.IsZero() && !built.CodeGraph.IsZero() && slices.Equal(built.Heads, m.Heads) && built.Repo == m.Repo {
 		m.Code, m.CodeGraph = built.Code, built.CodeGraph
 	} else if m.Code, m.CodeGraph, err = codeKeys(r, m.Heads); err != nil {
 		return nil, err
@@ -123,14 +127,16 @@ func currentManifest(r *repo.Repo, built *Manifest) (*Manifest, error) {
 	return m, nil
 }
 
-// codeKeys hashes the IDs the code segment's documents derive from (per
-// head, its root tree, semantic snapshot and diagnostics snapshot; zero
-// for none) and those the code graph derives from (per head, its
-// semantic, build and diagnostics snapshots). It reads one commit per
-// head.
+// codeKeys hashes what the code segment's documents derive from (the
+// repository id; per head, its root tree, semantic snapshot and
+// diagnostics snapshot, zero for none) and what the code graph derives
+// from (the repository id; per head, its semantic, build and diagnostics
+// snapshots). It reads one commit per head.
 func codeKeys(r *repo.Repo, heads []object.ID) (code, graph object.ID, err error) {
-	b := make([]byte, 0, len(heads)*3*object.IDSize)
-	gb := make([]byte, 0, len(heads)*3*object.IDSize)
+	// The repository id first: every code and graph node id derives from
+	// it (config.toml can change it).
+	b := append(append(make([]byte, 0, len(heads)*3*object.IDSize+64), r.Config.Repo.ID...), 0)
+	gb := slices.Clone(b)
 	for _, h := range heads {
 		c, err := r.ReadCommit(h)
 		if err != nil {
@@ -150,7 +156,7 @@ func codeKeys(r *repo.Repo, heads []object.ID) (code, graph object.ID, err error
 // Equal reports whether two manifests describe the same store state.
 func (m *Manifest) Equal(o *Manifest) bool {
 	return m.Tokenizer == o.Tokenizer && m.Ref == o.Ref && slices.Equal(m.Heads, o.Heads) && m.Code == o.Code &&
-		m.CodeGraph == o.CodeGraph && m.Nodes == o.Nodes && m.Base == o.Base && slices.Equal(m.Hidden, o.Hidden) && slices.Equal(m.Narrative, o.Narrative)
+		m.CodeGraph == o.CodeGraph && m.Repo == o.Repo && m.Nodes == o.Nodes && m.Base == o.Base && slices.Equal(m.Hidden, o.Hidden) && slices.Equal(m.Narrative, o.Narrative)
 }
 
 // textEqual reports whether the text index built as m (its code and
@@ -194,6 +200,9 @@ func (m *Manifest) MarshalText() ([]byte, error) {
 	fmt.Fprintf(&b, "%s\ntokenizer %d\nref %s\n", manifestVersion, m.Tokenizer, m.Ref)
 	for _, h := range m.Heads {
 		fmt.Fprintf(&b, "head %s\n", h)
+	}
+	if m.Repo != "" {
+		fmt.Fprintf(&b, "repo %s\n", escapePath(m.Repo))
 	}
 	if !m.Code.IsZero() {
 		fmt.Fprintf(&b, "code %s\n", m.Code)
@@ -282,6 +291,12 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 				return bad(n, "bad or repeated node count")
 			}
 			m.Nodes = uint32(f)
+		case strings.HasPrefix(line, "repo "):
+			id, ok := unescapePath(line[len("repo "):])
+			if !ok || id == "" || m.Repo != "" {
+				return bad(n, "bad or repeated repository id")
+			}
+			m.Repo = id
 		case strings.HasPrefix(line, "base "):
 			v := line[len("base "):]
 			if !strings.HasPrefix(v, segPrefix) || strings.ContainsAny(v, "/\\ \t") || m.Base != "" || len(m.Narrative) > 0 {

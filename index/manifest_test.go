@@ -1,7 +1,9 @@
 package index
 
 import (
+	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
@@ -109,7 +112,7 @@ func TestManifestKeysFromBuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	fake := func(heads []object.ID) *Manifest {
-		return &Manifest{Tokenizer: want.Tokenizer, Heads: heads, Code: object.Sum(object.KindBlob, []byte("code")), CodeGraph: object.Sum(object.KindBlob, []byte("graph"))}
+		return &Manifest{Tokenizer: want.Tokenizer, Heads: heads, Repo: want.Repo, Code: object.Sum(object.KindBlob, []byte("code")), CodeGraph: object.Sum(object.KindBlob, []byte("graph"))}
 	}
 	other := []object.ID{object.Sum(object.KindBlob, []byte("another head"))}
 	for _, tc := range []struct {
@@ -122,7 +125,8 @@ func TestManifestKeysFromBuilt(t *testing.T) {
 		{"other heads", fake(other), false},
 		{"no heads", fake(nil), false},
 		{"another tokenizer", &Manifest{Tokenizer: want.Tokenizer + 1, Heads: want.Heads, Code: fake(nil).Code, CodeGraph: fake(nil).CodeGraph}, false},
-		{"no code key", &Manifest{Tokenizer: want.Tokenizer, Heads: want.Heads, CodeGraph: fake(nil).CodeGraph}, false},
+		{"no code key", &Manifest{Tokenizer: want.Tokenizer, Heads: want.Heads, Repo: want.Repo, CodeGraph: fake(nil).CodeGraph}, false},
+		{"another repository id", &Manifest{Tokenizer: want.Tokenizer, Heads: want.Heads, Repo: "other", Code: fake(nil).Code, CodeGraph: fake(nil).CodeGraph}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := currentManifest(r, tc.built)
@@ -159,5 +163,60 @@ func BenchmarkManifestParse(b *testing.B) {
 		if err := back.UnmarshalText(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRepoIDInCodeKeys changes the repository id (config.toml's repo.id),
+// from which every code and graph node id derives: the code and graph
+// segments are stale, and rebuilt with the new ids.
+func TestRepoIDInCodeKeys(t *testing.T) {
+	r := testStore(t)
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	gx, err := OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gx.Close()
+	r.Config.Repo.ID = "renamed"
+	st, err := Check(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Fresh || st.Graph.Fresh {
+		t.Fatalf("after a new repository id: status %+v, want the text and the graph stale", st)
+	}
+	ix, _, err = Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(1)))
+	items, err := ix.Lookup("kind", string(DocItem))
+	if err != nil || len(items) == 0 {
+		t.Fatalf("no item documents: %v", err)
+	}
+	d, err := ix.Doc(items[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := graph.ItemNode("renamed", d.Node.Key)
+	if d.Node != want {
+		t.Fatalf("an item's node %v, want %v", d.Node, want)
+	}
+	gx, err = OpenGraph(context.Background(), r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gx.Close()
+	n, ok, err := gx.Lookup(want.Name())
+	if err != nil || !ok {
+		t.Fatalf("the graph has no node %s: %v", want.Name(), err)
+	}
+	if got, err := gx.Node(n); err != nil || got != want {
+		t.Fatalf("the graph's node %s is %v (%v), want %v", want.Name(), got, err, want)
 	}
 }
