@@ -80,7 +80,7 @@ type Manifest struct {
 // edit shows even when it keeps the size and the modification time (a
 // tool that sets the time back, a file renamed over another): the
 // change time, which only the kernel sets, and the inode. Systems other
-// than Linux record 0 for both. Sum is the hash of the content of a file
+// than Linux, macOS, the BSDs and Solaris record 0 for both. Sum is the hash of the content of a file
 // whose stat data a build could not trust (racy.go), else empty.
 type FileStat struct {
 	Path       string // relative to narrative/, slash-separated

@@ -1,9 +1,7 @@
-//go:build !linux
+//go:build !(linux || darwin || freebsd || netbsd || openbsd || dragonfly || solaris)
 
 package index
 
-import "io/fs"
-
 // statExtra sets nothing: narrativeStats records change times and inodes
-// on Linux only.
-func statExtra(fs.FileInfo, *FileStat) {}
+// on Unix systems only.
+func statExtra(string, *FileStat) {}

@@ -42,7 +42,7 @@ func walkStats(root string) ([]FileStat, error) {
 			return err
 		}
 		st := FileStat{Path: filepath.ToSlash(rel), Size: info.Size(), ModNano: info.ModTime().UnixNano()}
-		statExtra(info, &st)
+		statExtra(p, &st)
 		out = append(out, st)
 		return nil
 	})
