@@ -1,4 +1,4 @@
-//go:build linux || dragonfly || openbsd || solaris || (freebsd && 386)
+//go:build linux || dragonfly || openbsd || solaris
 
 package repo
 

@@ -1,4 +1,4 @@
-//go:build darwin || netbsd || (freebsd && !386)
+//go:build darwin || netbsd || freebsd
 
 package repo
 

@@ -8,9 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestNeverBlocksOnFIFOs puts FIFOs where a store has regular files: a
@@ -39,7 +40,7 @@ func TestNeverBlocksOnFIFOs(t *testing.T) {
 			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}
-			if err := syscall.Mkfifo(p, 0o644); err != nil {
+			if err := unix.Mkfifo(p, 0o644); err != nil {
 				t.Skip("no FIFOs here:", err)
 			}
 			c, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // mkfifo replaces the store file name (a path relative to the store) by
@@ -17,7 +18,7 @@ func mkfifo(t *testing.T, p, name string) {
 	f := filepath.Join(storeOf(p), filepath.FromSlash(name))
 	os.MkdirAll(filepath.Dir(f), 0o755)
 	os.Remove(f)
-	if err := syscall.Mkfifo(f, 0o644); err != nil {
+	if err := unix.Mkfifo(f, 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 }

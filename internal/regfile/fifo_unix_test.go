@@ -2,6 +2,6 @@
 
 package regfile
 
-import "syscall"
+import "golang.org/x/sys/unix"
 
-func mkfifo(path string) error { return syscall.Mkfifo(path, 0o644) }
+func mkfifo(path string) error { return unix.Mkfifo(path, 0o644) }
