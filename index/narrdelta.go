@@ -69,7 +69,7 @@ func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir
 	// other file holds the id (checked below).
 	var present []string
 	for _, p := range changed {
-		if _, ok := slices.BinarySearchFunc(m.Narrative, p, func(f FileStat, p string) int { return strings.Compare(f.Path, p) }); ok {
+		if _, ok := findFile(m.Narrative, p); ok {
 			present = append(present, p)
 		}
 	}
@@ -131,9 +131,15 @@ func deltaStats(base, now []FileStat, parsed map[string]bool) []FileStat {
 		if parsed[narrativePath(now[i].Path)] {
 			continue
 		}
-		if j, ok := slices.BinarySearchFunc(base, now[i].Path, func(f FileStat, p string) int { return strings.Compare(f.Path, p) }); ok {
+		if j, ok := findFile(base, now[i].Path); ok {
 			now[i].Sum = base[j].Sum
 		}
 	}
 	return now
+}
+
+// findFile returns the index of the file at path p in files, sorted by
+// path, and whether it is there.
+func findFile(files []FileStat, p string) (int, bool) {
+	return slices.BinarySearchFunc(files, p, func(f FileStat, p string) int { return strings.Compare(f.Path, p) })
 }
