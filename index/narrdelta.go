@@ -74,6 +74,10 @@ func buildNarrDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir
 		}
 	}
 	rr := newRacyRead(m)
+	rr.only = map[string]bool{}
+	for _, p := range present {
+		rr.only[p] = true
+	}
 	cat := rr.space(r.Narrative()).LoadFiles(present)
 	for _, id := range cat.IDs() {
 		ids = append(ids, string(id))

@@ -2,6 +2,7 @@ package index
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -127,15 +128,20 @@ func checkOf(a, b *Manifest) *racyCheck {
 // between.
 type racyRead struct {
 	racy map[string]bool
+	// only, if set, is the files the parse is given (a narrative
+	// delta's); else it reads every file ending in .md.
+	only map[string]bool
+	root string // the narrative's
 	mu   sync.Mutex
 	sums map[string]string
+	read map[string]bool // every file the parse read
 }
 
 // newRacyRead returns the recorder of a build from m: it hashes the files
 // the narrative parses (ending in .md) whose modification or change time
 // is at or after m.since; none when m.since is 0 (a build not kept).
 func newRacyRead(m *Manifest) *racyRead {
-	rr := &racyRead{racy: map[string]bool{}, sums: map[string]string{}}
+	rr := &racyRead{racy: map[string]bool{}, sums: map[string]string{}, read: map[string]bool{}}
 	for _, f := range m.Narrative {
 		if m.since != 0 && (f.ModNano >= m.since || f.ChangeNano >= m.since) && strings.HasSuffix(f.Path, ".md") {
 			rr.racy[f.Path] = true
@@ -146,28 +152,55 @@ func newRacyRead(m *Manifest) *racyRead {
 
 // space returns sp, reporting its reads to rr.
 func (rr *racyRead) space(sp *narrative.Space) *narrative.Space {
+	rr.root = sp.Root
 	sp.OnRead = func(path string, src []byte) {
-		if !rr.racy[path] {
-			return
+		sum := ""
+		if rr.racy[path] {
+			sum = contentSum(src)
 		}
-		sum := contentSum(src)
 		rr.mu.Lock()
-		rr.sums[path] = sum
+		rr.read[path] = true
+		if sum != "" {
+			rr.sums[path] = sum
+		}
 		rr.mu.Unlock()
 	}
 	return sp
 }
 
-// stats returns files with the hashes of the racy ones the parse read. A
-// racy file it did not read (removed, unreadable, too large) keeps no
-// hash: it becomes readable only by a change of mode, which changes its
-// change time.
+// stats returns files, the stat data the build took, with the hashes of
+// the racy ones the parse read. Of the files the parse was to read but
+// did not, it leaves out those removed or changed since: the index holds
+// nothing of them, so that the file there later, whatever its stat data
+// (back with the same inode within one tick), reads as added. One that
+// did not change (unreadable, too large) stays, with no hash: a racy one
+// becomes readable only by a change of mode, which changes its change
+// time.
 func (rr *racyRead) stats(files []FileStat) []FileStat {
-	out := slices.Clone(files)
+	out := slices.DeleteFunc(slices.Clone(files), func(f FileStat) bool {
+		toRead := strings.HasSuffix(f.Path, ".md") && (rr.only == nil || rr.only[f.Path])
+		return toRead && !rr.read[f.Path] && !rr.unchanged(f)
+	})
 	for i := range out {
 		out[i].Sum = rr.sums[out[i].Path]
 	}
 	return out
+}
+
+// unchanged reports whether the narrative file f names is there with the
+// stat data f records.
+func (rr *racyRead) unchanged(f FileStat) bool {
+	if rr.root == "" {
+		return false
+	}
+	dir, err := os.Open(filepath.Join(rr.root, filepath.FromSlash(path.Dir(f.Path))))
+	if err != nil {
+		return false
+	}
+	defer dir.Close()
+	now, err := statAt(dir, path.Base(f.Path))
+	now.Path = f.Path
+	return err == nil && withoutSum(now) == withoutSum(f)
 }
 
 // fsNow returns the modification time of the file at path (the index

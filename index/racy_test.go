@@ -179,9 +179,19 @@ func TestRacyRead(t *testing.T) {
 		mustDo(t, os.WriteFile(filepath.Join(dir, n), []byte("# "+n+"\n"), 0o644))
 	}
 	mustDo(t, os.Mkdir(filepath.Join(dir, "dir.md"), 0o755)) // not a regular file: not read
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirStat, err := statAt(d, "dir.md") // as it is: it stays, unread
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirStat.Path = "dir.md"
 	m := &Manifest{since: 100, Narrative: []FileStat{
 		{Path: "chg.md", ModNano: 50, ChangeNano: 100},
-		{Path: "dir.md", ModNano: 100, ChangeNano: 100},
+		dirStat,
 		{Path: "gone.md", ModNano: 100, ChangeNano: 100},
 		{Path: "mod.md", ModNano: 100, ChangeNano: 99},
 		{Path: "notes.txt", ModNano: 100, ChangeNano: 100},
@@ -200,10 +210,28 @@ func TestRacyRead(t *testing.T) {
 	if len(read["chg.md"]) == 0 {
 		t.Fatal("the parse did not report reading chg.md")
 	}
-	for _, f := range rr.stats(m.Narrative) {
+	got := rr.stats(m.Narrative)
+	for _, f := range got {
 		if f.Sum != want[f.Path] {
 			t.Errorf("%s: Sum %q, want %q", f.Path, f.Sum, want[f.Path])
 		}
+	}
+	// A file the parse did not read is left out when it is gone, so that
+	// one of that name there later reads as added; one still as its
+	// stat data record it stays.
+	var paths []string
+	for _, f := range got {
+		paths = append(paths, f.Path)
+	}
+	if want := []string{"chg.md", "dir.md", "mod.md", "notes.txt", "old.md"}; !slices.Equal(paths, want) {
+		t.Errorf("stats kept %v, want %v", paths, want)
+	}
+	// Of a narrative delta's parse, only the files it was given.
+	rr = newRacyRead(m)
+	rr.only = map[string]bool{"chg.md": true}
+	rr.space(&narrative.Space{Root: dir}).LoadFiles([]string{"chg.md"})
+	if got := rr.stats(m.Narrative); len(got) != len(m.Narrative) {
+		t.Errorf("a delta's stats left out files it was not given: %v", got)
 	}
 	for _, f := range m.Narrative {
 		if f.Sum != "" {
@@ -264,4 +292,66 @@ func mustOpen(t *testing.T, dir string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// TestFileRemovedDuringBuild removes a narrative file after a build took
+// its stat data and before the build parsed it, then puts it back with
+// those stat data (forged by the stat hook, as the same inode back within
+// one tick would keep them): the index holds nothing of the file, so it
+// must read as stale, and then answer with the file's content.
+func TestFileRemovedDuringBuild(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	w, err := r.Lock(context.Background(), repo.LockOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := w.Narrative().Add(narrative.NewNode{Type: narrative.Fact, Content: "The retry budget is kappa"})
+	w.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(r.Narrative().Root, filepath.FromSlash(n.Path))
+	aside := filepath.Join(t.TempDir(), "aside")
+	var taken FileStat
+	calls := 0
+	defer func() { statNarrative = narrativeStats }()
+	statNarrative = func(root string) ([]FileStat, error) {
+		calls++
+		if calls > 1 {
+			// The file is back, with the stat data the build took.
+			fs, err := narrativeStats(root)
+			for i, f := range fs {
+				if f.Path == taken.Path {
+					fs[i] = taken
+				}
+			}
+			return fs, err
+		}
+		fs, err := narrativeStats(root)
+		for _, f := range fs {
+			if f.Path == n.Path {
+				taken = f
+			}
+		}
+		mustDo(t, os.Rename(file, aside)) // removed after the stat, before the parse
+		return fs, err
+	}
+	if _, _, err := Rebuild(context.Background(), r, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if taken.Path == "" {
+		t.Fatal("the build did not stat the file")
+	}
+	mustDo(t, os.Rename(aside, file))
+	if st, err := Check(r); err != nil || st.Fresh {
+		t.Fatalf("the file removed during the build and back: status %+v, %v; want stale", st, err)
+	}
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if hits, _, err := ix.Search("kappa", SearchOptions{}); err != nil || len(hits) != 1 {
+		t.Fatalf("search kappa: %d hits, %v; want the file's node", len(hits), err)
+	}
 }
