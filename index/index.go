@@ -782,6 +782,8 @@ func graphStatus(dirs [nDirs]string, m *Manifest) GraphStatus {
 	switch {
 	case code == nil || rest == nil || code.Tokenizer != m.Tokenizer || rest.Tokenizer != m.Tokenizer:
 		gs.Reason = "built by another version of ctx, or damaged"
+	case code.Repo != m.Repo:
+		gs.Reason = fmt.Sprintf("the repository id changed (%q, built for %q)", m.Repo, code.Repo)
 	case !partFresh(partCodeGraph, code, m):
 		gs.Reason = "the code changed"
 	case !partFresh(partGraph, rest, m):
@@ -796,6 +798,8 @@ func staleReason(old, now *Manifest) string {
 	switch {
 	case old.Tokenizer != now.Tokenizer:
 		return "built by another version of ctx"
+	case old.Repo != now.Repo:
+		return fmt.Sprintf("the repository id changed (%q, built for %q)", now.Repo, old.Repo)
 	case old.Code != now.Code:
 		return "the code snapshot changed"
 	default:

@@ -189,6 +189,9 @@ func TestRepoIDInCodeKeys(t *testing.T) {
 	if st.Fresh || st.Graph.Fresh {
 		t.Fatalf("after a new repository id: status %+v, want the text and the graph stale", st)
 	}
+	if !strings.Contains(st.Reason, `repository id changed ("renamed"`) || !strings.Contains(st.Graph.Reason, `repository id changed ("renamed"`) {
+		t.Fatalf("after a new repository id: reasons %q and %q do not name it", st.Reason, st.Graph.Reason)
+	}
 	ix, _, err = Open(context.Background(), r, BuildOptions{})
 	if err != nil {
 		t.Fatal(err)
