@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,7 +33,7 @@ const (
 	nsFile = 'f' // project path → the docs of the file and its items
 	nsKey  = 'k' // stable key of an item → its doc
 	nsName = 'n' // lower-cased last name of an item or node title → docs
-	nsNode = 'i' // node id (hex) → the node's doc
+	nsNode = 'i' // node id (its 32 bytes; looked up in hex) → the node's doc
 	nsKind = 't' // document kind → docs
 	nsTag  = 'a' // tag of a narrative node → docs
 	nsSup  = 's' // "superseded" → the superseded nodes' docs
@@ -366,9 +365,9 @@ func (t *keyTable) add(ns byte, key string, n uint32) {
 	t.addName(n)
 }
 
-// addID is add with the key id in hex.
+// addID is add with the key id, its bytes.
 func (t *keyTable) addID(ns byte, id object.ID, n uint32) {
-	t.buf = hex.AppendEncode(append(t.buf[:0], ns), id[:])
+	t.buf = append(append(t.buf[:0], ns), id[:]...)
 	t.addName(n)
 }
 

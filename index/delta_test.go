@@ -140,12 +140,13 @@ func TestDeltaOverDamagedBase(t *testing.T) {
 	r := testStore(t)
 	refresh(t, r)
 	rewrite(t, r, partCode, docsFile, func(data []byte) []byte {
-		// The file document's record: kinds, node id, then the node key's
-		// length and bytes.
-		head, field := []byte("\x04file\x04file"), []byte("\x0dnet/client.go")
+		// The file document's record: its kind, an empty node kind (the
+		// kind's, by a flag), node id, then the node key's length and
+		// bytes.
+		head, field := []byte("\x04file\x00"), []byte("\x0dnet/client.go")
 		i := -1
 		for k := bytes.Index(data, field); k >= 0; {
-			if k >= 42 && bytes.Equal(data[k-42:k-32], head) {
+			if k >= 38 && bytes.Equal(data[k-38:k-32], head) {
 				i = k
 				break
 			}

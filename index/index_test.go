@@ -109,6 +109,15 @@ func TestSearchAndLookup(t *testing.T) {
 	if docs, err := ix.Lookup("path", "retry/backoff.go"); err != nil || len(docs) != 1 {
 		t.Fatalf("lookup path: %v %v", docs, err)
 	}
+	// A node id is looked up in hex (the key holds its bytes).
+	if got, err := ix.Lookup("node", d.Node.ID.String()); err != nil || !slices.Equal(got, docs[:1]) {
+		t.Fatalf("lookup node %s: %v %v, want %v", d.Node.ID, got, err, docs[:1])
+	}
+	for _, bad := range []string{"", "zz", d.Node.ID.String()[:10], string(d.Node.ID[:])} {
+		if got, err := ix.Lookup("node", bad); err != nil || len(got) != 0 {
+			t.Fatalf("lookup node %q: %v %v, want none", bad, got, err)
+		}
+	}
 	// Commits: the head's snapshot pointers.
 	head, err := r.Resolve("main")
 	if err != nil {

@@ -25,7 +25,7 @@ import (
 // 9 the narrative's file keys, hidden ids and delta segments, 10 the
 // change time and inode of narrative files and the files of hidden ids,
 // 11 the hash of racily clean narrative files.
-const manifestVersion = "ctx-index-manifest 11"
+const manifestVersion = "ctx-index-manifest 12"
 
 // Manifest is what an index was built from: the ref and its heads, and
 // the stat data of every narrative file. Reading commands compare it with

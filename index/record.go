@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/object"
@@ -10,14 +11,28 @@ import (
 
 // A document record, the value of the docs table (docs/INDEX.md):
 //
-//	uv version (1) | str kind | str node kind | 32 bytes node id | str node key |
-//	str title | str path | uv start line | uv end line | v updated |
-//	uv tokens | u8 superseded | uv tag count | str tag... | uv length |
-//	str text
+//	uv version (2) | u8 flags | str kind | str node kind | 32 bytes node id |
+//	str node key | str title | str path | uv start line | uv end line |
+//	v updated | uv tokens | u8 superseded | uv tag count | str tag... |
+//	uv length | str text
 //
 // where str is a uvarint length and the bytes, v a zig-zag varint, and
-// length the document's length in positions (for BM25).
-const recordVersion = 1
+// length the document's length in positions (for BM25). What a
+// document repeats of its node key is left out, as the flags say: the
+// node kind is the kind (recNodeKind), the title is the stored title, a
+// space and the node key (recTitleKey: an item's "method a.B.C"), the
+// path is the node key (recPathKey: a file's), and the text is the node
+// key, a newline and the stored text (recTextKey: an item's, a file's).
+const recordVersion = 2
+
+// The flags of a record.
+const (
+	recNodeKind = 1 << iota
+	recTitleKey
+	recPathKey
+	recTextKey
+	recFlags = recNodeKind | recTitleKey | recPathKey | recTextKey
+)
 
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
@@ -26,13 +41,31 @@ func appendString(b []byte, s string) []byte {
 
 // appendRecord encodes d, whose tokenized length is n.
 func appendRecord(b []byte, d *Doc, n uint32) []byte {
+	key := d.Node.Key
+	var flags byte
+	nodeKind, title, path, text := string(d.Node.Kind), d.Title, d.Path, d.Text
+	if nodeKind == string(d.Kind) {
+		flags, nodeKind = flags|recNodeKind, ""
+	}
+	if key != "" {
+		if t, ok := strings.CutSuffix(title, " "+key); ok {
+			flags, title = flags|recTitleKey, t
+		}
+		if path == key {
+			flags, path = flags|recPathKey, ""
+		}
+		if len(text) > len(key) && text[len(key)] == '\n' && strings.HasPrefix(text, key) {
+			flags, text = flags|recTextKey, text[len(key)+1:]
+		}
+	}
 	b = binary.AppendUvarint(b, recordVersion)
+	b = append(b, flags)
 	b = appendString(b, string(d.Kind))
-	b = appendString(b, string(d.Node.Kind))
+	b = appendString(b, nodeKind)
 	b = append(b, d.Node.ID[:]...)
-	b = appendString(b, d.Node.Key)
-	b = appendString(b, d.Title)
-	b = appendString(b, d.Path)
+	b = appendString(b, key)
+	b = appendString(b, title)
+	b = appendString(b, path)
 	b = binary.AppendUvarint(b, uint64(d.StartLine))
 	b = binary.AppendUvarint(b, uint64(d.EndLine))
 	b = binary.AppendVarint(b, d.Updated)
@@ -47,13 +80,20 @@ func appendRecord(b []byte, d *Doc, n uint32) []byte {
 		b = appendString(b, t)
 	}
 	b = binary.AppendUvarint(b, uint64(n))
-	return appendString(b, d.Text)
+	return appendString(b, text)
 }
 
 // recordReader decodes a record; the first error sticks.
 type recordReader struct {
 	b   []byte
 	err error
+}
+
+// fail records a corruption, unless an error came first.
+func (r *recordReader) fail(format string, args ...any) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
+	}
 }
 
 func (r *recordReader) uvarint() uint64 {
@@ -105,19 +145,35 @@ type recordHead struct {
 	Path    string
 }
 
+// start decodes a record's version and flags.
+func (r *recordReader) start() byte {
+	if v := r.uvarint(); r.err == nil && v != recordVersion {
+		r.err = fmt.Errorf("%w: document record version %d", ErrCorrupt, v)
+	}
+	flags := r.bytes(1)
+	if r.err == nil && flags[0]&^recFlags != 0 {
+		r.err = fmt.Errorf("%w: document record flags %#x", ErrCorrupt, flags[0])
+	}
+	if r.err != nil {
+		return 0
+	}
+	return flags[0]
+}
+
 // decodeRecordHead decodes the start of a document record.
 func decodeRecordHead(b []byte) (recordHead, error) {
 	r := &recordReader{b: b}
 	var h recordHead
-	if v := r.uvarint(); r.err == nil && v != recordVersion {
-		return h, fmt.Errorf("%w: document record version %d", ErrCorrupt, v)
-	}
+	flags := r.start()
 	h.Kind = DocKind(r.string())
 	r.bytes(r.uvarint()) // node kind
 	r.bytes(object.IDSize)
 	h.NodeKey = r.string()
 	r.bytes(r.uvarint()) // title
 	h.Path = r.string()
+	if flags&recPathKey != 0 {
+		h.Path = h.NodeKey
+	}
 	return h, r.err
 }
 
@@ -128,15 +184,29 @@ func decodeRecord(b []byte) (Doc, uint32, error) { return decodeRecordOpts(b, tr
 func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 	r := &recordReader{b: b}
 	var d Doc
-	if v := r.uvarint(); r.err == nil && v != recordVersion {
-		return d, 0, fmt.Errorf("%w: document record version %d", ErrCorrupt, v)
-	}
+	flags := r.start()
 	d.Kind = DocKind(r.string())
 	d.Node.Kind = graph.NodeKind(r.string())
 	copy(d.Node.ID[:], r.bytes(object.IDSize))
 	d.Node.Key = r.string()
-	d.Title = r.string()
+	title := r.bytes(r.uvarint())
 	d.Path = r.string()
+	if flags&recNodeKind != 0 {
+		if d.Node.Kind != "" {
+			r.fail("document record: a node kind stored and flagged as the kind's")
+		}
+		d.Node.Kind = graph.NodeKind(d.Kind)
+	}
+	if flags&recPathKey != 0 {
+		if d.Path != "" {
+			r.fail("document record: a path stored and flagged as the node key")
+		}
+		d.Path = d.Node.Key
+	}
+	d.Title = string(title)
+	if flags&recTitleKey != 0 {
+		d.Title = string(title) + " " + d.Node.Key
+	}
 	d.StartLine = uint32(r.uvarint())
 	d.EndLine = uint32(r.uvarint())
 	d.Updated = r.varint()
@@ -153,6 +223,12 @@ func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 	n := r.uvarint()
 	if text := r.bytes(r.uvarint()); withText {
 		d.Text = string(text)
+		if flags&recTextKey != 0 {
+			d.Text = d.Node.Key + "\n" + d.Text
+		}
+	}
+	if r.err == nil && flags&(recTitleKey|recPathKey|recTextKey) != 0 && d.Node.Key == "" {
+		r.fail("document record: flags %#x with no node key", flags)
 	}
 	if r.err == nil && (len(r.b) != 0 || n > 1<<32-1) {
 		r.err = fmt.Errorf("%w: document record: trailing bytes", ErrCorrupt)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
+	"github.com/ctx-dev/ctx/object"
 )
 
 // segment is one directory of tables: the documents of one part of the
@@ -113,7 +115,16 @@ func (s *segment) record(n uint32) ([]byte, error) {
 
 // lookup returns the segment's documents under a key of namespace ns.
 func (s *segment) lookup(ns byte, key string) ([]uint32, error) {
-	v, ok := s.keys.Get(append([]byte{ns}, key...))
+	k := append([]byte{ns}, key...)
+	if ns == nsNode {
+		// Node ids are keys of their bytes, looked up in hex.
+		id, err := hex.DecodeString(key)
+		if err != nil || len(id) != object.IDSize {
+			return nil, nil // no node has that id
+		}
+		k = append(k[:1], id...)
+	}
+	v, ok := s.keys.Get(k)
 	if !ok {
 		return nil, s.keys.Err()
 	}
