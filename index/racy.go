@@ -170,16 +170,16 @@ func (rr *racyRead) space(sp *narrative.Space) *narrative.Space {
 
 // stats returns files, the stat data the build took, with the hashes of
 // the racy ones the parse read. Of the files the parse was to read but
-// did not, it leaves out those removed or changed since: the index holds
-// nothing of them, so that the file there later, whatever its stat data
-// (back with the same inode within one tick), reads as added. One that
-// did not change (unreadable, too large) stays, with no hash: a racy one
-// becomes readable only by a change of mode, which changes its change
-// time.
+// did not, it leaves out the racy ones, and those removed or changed
+// since: the index holds nothing of them, so that the file there later,
+// whatever its stat data (back with the same inode within one tick,
+// before or after this stat), reads as added. One that is not racy and
+// did not change (unreadable, too large) stays, with no hash; a racy one
+// costs a second build, after which it is not racy.
 func (rr *racyRead) stats(files []FileStat) []FileStat {
 	out := slices.DeleteFunc(slices.Clone(files), func(f FileStat) bool {
 		toRead := strings.HasSuffix(f.Path, ".md") && (rr.only == nil || rr.only[f.Path])
-		return toRead && !rr.read[f.Path] && !rr.unchanged(f)
+		return toRead && !rr.read[f.Path] && (rr.racy[f.Path] || !rr.unchanged(f))
 	})
 	for i := range out {
 		out[i].Sum = rr.sums[out[i].Path]

@@ -183,7 +183,7 @@ func TestRacyRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirStat, err := statAt(d, "dir.md") // as it is: it stays, unread
+	dirStat, err := statAt(d, "dir.md") // its stat data as they are
 	d.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -216,15 +216,33 @@ func TestRacyRead(t *testing.T) {
 			t.Errorf("%s: Sum %q, want %q", f.Path, f.Sum, want[f.Path])
 		}
 	}
-	// A file the parse did not read is left out when it is gone, so that
-	// one of that name there later reads as added; one still as its
-	// stat data record it stays.
+	// A file the parse did not read is left out when it is racy or gone,
+	// so that one of that name there later reads as added.
 	var paths []string
 	for _, f := range got {
 		paths = append(paths, f.Path)
 	}
-	if want := []string{"chg.md", "dir.md", "mod.md", "notes.txt", "old.md"}; !slices.Equal(paths, want) {
+	if want := []string{"chg.md", "mod.md", "notes.txt", "old.md"}; !slices.Equal(paths, want) {
 		t.Errorf("stats kept %v, want %v", paths, want)
+	}
+	// Not racy, one still as its stat data record it stays; changed, it
+	// is left out.
+	calm := &Manifest{since: dirStat.ModNano + 1, Narrative: []FileStat{dirStat}}
+	if dirStat.ChangeNano >= calm.since {
+		calm.since = dirStat.ChangeNano + 1
+	}
+	rr = newRacyRead(calm)
+	rr.space(&narrative.Space{Root: dir}).LoadFiles([]string{"dir.md"})
+	if got := rr.stats(calm.Narrative); len(got) != 1 {
+		t.Errorf("an unread file not racy and unchanged: stats %v, want it kept", got)
+	}
+	changed := dirStat
+	changed.Size++
+	calm.Narrative = []FileStat{changed}
+	rr = newRacyRead(calm)
+	rr.space(&narrative.Space{Root: dir}).LoadFiles([]string{"dir.md"})
+	if got := rr.stats(calm.Narrative); len(got) != 0 {
+		t.Errorf("an unread file changed since its stat: stats %v, want it left out", got)
 	}
 	// Of a narrative delta's parse, only the files it was given.
 	rr = newRacyRead(m)
@@ -353,5 +371,43 @@ func TestFileRemovedDuringBuild(t *testing.T) {
 	defer ix.Close()
 	if hits, _, err := ix.Search("kappa", SearchOptions{}); err != nil || len(hits) != 1 {
 		t.Fatalf("search kappa: %d hits, %v; want the file's node", len(hits), err)
+	}
+}
+
+// TestRemovedAndBackBeforeRestat removes a racy narrative file before the
+// parse and puts it back, with the stat data the build took (as the same
+// inode back within one tick keeps them), before the build stats its
+// unread files again: the manifest must not keep it.
+func TestRemovedAndBackBeforeRestat(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f.md")
+	mustDo(t, os.WriteFile(file, []byte("# f\n"), 0o644))
+	stat := func() FileStat {
+		d, err := os.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		st, err := statAt(d, "f.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.Path = "f.md"
+		return st
+	}
+	m := &Manifest{since: 1, Narrative: []FileStat{stat()}} // racy
+	rr := newRacyRead(m)
+	aside := filepath.Join(t.TempDir(), "aside")
+	mustDo(t, os.Rename(file, aside)) // removed before the parse
+	if c, err := rr.space(&narrative.Space{Root: dir}).Load(); err != nil || len(c.IDs()) != 0 {
+		t.Fatalf("the parse found the file: %v", err)
+	}
+	mustDo(t, os.Rename(aside, file)) // back before the stat again
+	now := stat()
+	m.Narrative[0] = now // the same stat data, as within one tick
+	built := &Manifest{Narrative: rr.stats(m.Narrative)}
+	cur := &Manifest{Narrative: []FileStat{now}, racy: newRacyCheck(dir)}
+	if narrativeEqual(built, cur) {
+		t.Fatalf("a racy file unread by the parse: the manifest kept %v, which reads as fresh", built.Narrative)
 	}
 }

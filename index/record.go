@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
@@ -160,19 +161,45 @@ func (r *recordReader) start() byte {
 	return flags[0]
 }
 
+// stored is the start of a record as stored: what a flag leaves out is
+// empty.
+type stored struct {
+	flags                     byte
+	kind, nodeKind, key, path string
+	id, title                 []byte
+}
+
+// head decodes the start of a record, checking that its flags agree with
+// what is stored: a field a flag stands for is not stored, and the flags
+// that repeat the node key need one.
+func (r *recordReader) head() stored {
+	var s stored
+	s.flags = r.start()
+	s.kind = r.string()
+	s.nodeKind = r.string()
+	s.id = r.bytes(object.IDSize)
+	s.key = r.string()
+	s.title = r.bytes(r.uvarint())
+	s.path = r.string()
+	switch {
+	case r.err != nil:
+	case s.flags&recNodeKind != 0 && s.nodeKind != "":
+		r.fail("document record: a node kind stored and flagged as the kind's")
+	case s.flags&recPathKey != 0 && s.path != "":
+		r.fail("document record: a path stored and flagged as the node key")
+	case s.flags&(recTitleKey|recPathKey|recTextKey) != 0 && s.key == "":
+		r.fail("document record: flags %#x with no node key", s.flags)
+	}
+	return s
+}
+
 // decodeRecordHead decodes the start of a document record.
 func decodeRecordHead(b []byte) (recordHead, error) {
 	r := &recordReader{b: b}
-	var h recordHead
-	flags := r.start()
-	h.Kind = DocKind(r.string())
-	r.bytes(r.uvarint()) // node kind
-	r.bytes(object.IDSize)
-	h.NodeKey = r.string()
-	r.bytes(r.uvarint()) // title
-	h.Path = r.string()
-	if flags&recPathKey != 0 {
-		h.Path = h.NodeKey
+	s := r.head()
+	h := recordHead{Kind: DocKind(s.kind), NodeKey: s.key, Path: s.path}
+	if s.flags&recPathKey != 0 {
+		h.Path = s.key
 	}
 	return h, r.err
 }
@@ -184,33 +211,31 @@ func decodeRecord(b []byte) (Doc, uint32, error) { return decodeRecordOpts(b, tr
 func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 	r := &recordReader{b: b}
 	var d Doc
-	flags := r.start()
-	d.Kind = DocKind(r.string())
-	d.Node.Kind = graph.NodeKind(r.string())
-	copy(d.Node.ID[:], r.bytes(object.IDSize))
-	d.Node.Key = r.string()
-	title := r.bytes(r.uvarint())
-	d.Path = r.string()
+	s := r.head()
+	flags := s.flags
+	d.Kind = DocKind(s.kind)
+	d.Node.Kind = graph.NodeKind(s.nodeKind)
 	if flags&recNodeKind != 0 {
-		if d.Node.Kind != "" {
-			r.fail("document record: a node kind stored and flagged as the kind's")
-		}
-		d.Node.Kind = graph.NodeKind(d.Kind)
+		d.Node.Kind = graph.NodeKind(s.kind)
 	}
+	copy(d.Node.ID[:], s.id)
+	d.Node.Key = s.key
+	d.Path = s.path
 	if flags&recPathKey != 0 {
-		if d.Path != "" {
-			r.fail("document record: a path stored and flagged as the node key")
-		}
-		d.Path = d.Node.Key
+		d.Path = s.key
 	}
-	d.Title = string(title)
+	d.Title = string(s.title)
 	if flags&recTitleKey != 0 {
-		d.Title = string(title) + " " + d.Node.Key
+		d.Title = string(s.title) + " " + s.key
 	}
 	d.StartLine = uint32(r.uvarint())
 	d.EndLine = uint32(r.uvarint())
 	d.Updated = r.varint()
-	d.Tokens = int(r.uvarint())
+	if tokens := r.uvarint(); tokens > math.MaxInt32 {
+		r.fail("document record: %d tokens", tokens)
+	} else {
+		d.Tokens = int(tokens)
+	}
 	sup := r.bytes(1)
 	d.Superseded = len(sup) == 1 && sup[0] == 1
 	tags := r.uvarint()
@@ -226,9 +251,6 @@ func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 		if flags&recTextKey != 0 {
 			d.Text = d.Node.Key + "\n" + d.Text
 		}
-	}
-	if r.err == nil && flags&(recTitleKey|recPathKey|recTextKey) != 0 && d.Node.Key == "" {
-		r.fail("document record: flags %#x with no node key", flags)
 	}
 	if r.err == nil && (len(r.b) != 0 || n > 1<<32-1) {
 		r.err = fmt.Errorf("%w: document record: trailing bytes", ErrCorrupt)
