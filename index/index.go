@@ -340,6 +340,12 @@ func (ix *Index) DocMeta(n uint32) (Doc, error) {
 // path:PREFIX, each negated with a leading '-'.
 func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	query := text.ParseQuery(q)
+	if query.Empty() {
+		if strings.TrimSpace(q) == "" {
+			return nil, 0, fmt.Errorf("%w: an empty query: give the words to search for", ErrInvalidQuery)
+		}
+		return nil, 0, fmt.Errorf("%w: %q has no word to search for: filters and -words only narrow a search, and stop words (the, and, …) are not indexed", ErrInvalidQuery, q)
+	}
 	var f filter
 	kinds := slices.Clone(opts.Kinds)
 	var notKinds, tags, notTags, paths, notPaths []string

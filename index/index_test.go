@@ -374,6 +374,13 @@ func TestSearchFilters(t *testing.T) {
 	if _, _, err := ix.Search("x color:red", SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
 		t.Fatalf("unknown filter: %v", err)
 	}
+	// A query with no word to match is a mistake, not a search that
+	// found nothing.
+	for _, q := range []string{"", "  ", "type:task", "-backoff", "the and", "tag:x -type:item"} {
+		if hits, _, err := ix.Search(q, SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
+			t.Errorf("%q: %v, %v; want ErrInvalidQuery", q, titles(hits), err)
+		}
+	}
 }
 
 // TestGraphFollowsNarrative: the graph segment holds the narrative's

@@ -219,6 +219,7 @@ func TestTools(t *testing.T) {
 			}
 		}},
 		{"search empty", ToolSearch, func() map[string]any { return map[string]any{"query": ""} }, true, contains("empty")},
+		{"search filters only", ToolSearch, func() map[string]any { return map[string]any{"query": "type:decision -retry"} }, true, contains("no word to search for")},
 		{"query", ToolQuery, func() map[string]any { return map[string]any{"query": "how do we retry calls?", "budget": 3000} }, false, func(t *testing.T, text string) {
 			if !strings.Contains(text, "# Task") || !strings.Contains(text, "Backoff") {
 				t.Errorf("query pack:\n%s", text)

@@ -44,6 +44,12 @@ func TestIndexStatusE2E(t *testing.T) {
 	}
 
 	must(t, dir, env, "", ctx, "search", "Dial")
+	// A query with no word to match is a usage error, not "no hits".
+	for _, q := range []string{"", "type:item", "the"} {
+		if r := run(t, dir, env, "", ctx, "search", q); r.code != 2 || !strings.Contains(r.stderr, "E015") || !strings.Contains(r.stderr, "search for") || r.stdout != "" {
+			t.Errorf("search %q: exit %d, stdout %q, stderr %q; want E015 (exit 2)", q, r.code, r.stdout, r.stderr)
+		}
+	}
 	out, _ := status()
 	if l := line(out, "graph:"); !strings.Contains(l, "not built yet; the first query builds it") {
 		t.Errorf("before a query: %s", l)
