@@ -21,6 +21,7 @@ import (
 	"github.com/ctx-dev/ctx/internal/fault"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/internal/parallel"
+	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
 )
 
@@ -347,14 +348,23 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		return nil, 0, fmt.Errorf("%w: %q has no word to search for: filters and -words only narrow a search, and stop words (the, and, …) are not indexed", ErrInvalidQuery, q)
 	}
 	var f filter
-	kinds := slices.Clone(opts.Kinds)
-	var notKinds, tags, notTags, paths, notPaths []string
+	var kinds, notKinds, tags, notTags, paths, notPaths []string
+	for _, k := range opts.Kinds {
+		k, err := docKind(k)
+		if err != nil {
+			return nil, 0, err
+		}
+		kinds = append(kinds, k)
+	}
 	tags = append(tags, opts.Tags...)
 	for _, fl := range query.Filters {
 		v := fl.Value
 		switch fl.Field {
 		case "type", "kind":
-			v = strings.ToLower(v)
+			var err error
+			if v, err = docKind(v); err != nil {
+				return nil, 0, err
+			}
 			if fl.Negated {
 				notKinds = append(notKinds, v)
 			} else {
@@ -488,6 +498,25 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		}
 	}
 	return hits, matched, nil
+}
+
+// docKind returns the document kind a search's type filter names: item,
+// file, diagnostic, or a node type or its alias (note, question), in any
+// case; an unknown one is ErrInvalidQuery, which lists them.
+func docKind(k string) (string, error) {
+	switch l := strings.ToLower(strings.TrimSpace(k)); l {
+	case string(DocItem), string(DocFile), string(DocDiagnostic):
+		return l, nil
+	}
+	t, err := narrative.ParseType(k)
+	if err != nil {
+		names := make([]string, len(narrative.Types))
+		for i, t := range narrative.Types {
+			names[i] = string(t)
+		}
+		return "", fmt.Errorf("%w: type %q: want item, file, diagnostic or a node type (%s; note = observation, question = open-question)", ErrInvalidQuery, k, strings.Join(names, ", "))
+	}
+	return string(t), nil
 }
 
 // docSet is a set of document numbers below a bound, a bit each.

@@ -374,6 +374,21 @@ func TestSearchFilters(t *testing.T) {
 	if _, _, err := ix.Search("x color:red", SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
 		t.Fatalf("unknown filter: %v", err)
 	}
+	// Types are read as ctx add reads them: in any case, with the
+	// aliases; an unknown one is an error, not a search with no hits.
+	for _, q := range []string{"exponential type:Decision", "exponential type:decision -type:question", "exponential -type:NOTE type:decision"} {
+		if hits, _, err := ix.Search(q, SearchOptions{}); err != nil || len(hits) != 1 || hits[0].Doc.Kind != "decision" {
+			t.Errorf("%q: %v, %v; want the decision", q, titles(hits), err)
+		}
+	}
+	for _, tc := range []struct {
+		q     string
+		kinds []string
+	}{{"exponential type:decison", nil}, {"exponential", []string{"fucntion"}}, {"exponential -type:items", nil}} {
+		if _, _, err := ix.Search(tc.q, SearchOptions{Kinds: tc.kinds}); !errors.Is(err, ErrInvalidQuery) || !strings.Contains(err.Error(), "open-question") {
+			t.Errorf("%q %v: %v; want ErrInvalidQuery listing the types", tc.q, tc.kinds, err)
+		}
+	}
 	// A query with no word to match is a mistake, not a search that
 	// found nothing.
 	for _, q := range []string{"", "  ", "type:task", "-backoff", "the and", "tag:x -type:item"} {

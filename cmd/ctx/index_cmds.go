@@ -27,6 +27,13 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	if c.Limit <= 0 {
 		return &usageError{err: fmt.Errorf("-n %d: want a positive number of hits", c.Limit), cmd: "search"}
 	}
+	for _, t := range c.Tag {
+		// The shell's word -type:item or -tag:x reaches the flags as
+		// -t with "ype:item" or "ag:x".
+		if strings.HasPrefix(t, "ype:") || strings.HasPrefix(t, "ag:") {
+			return &usageError{err: fmt.Errorf("-t %s: the query word -t%s is read as the flag -t; quote the query (ctx search \"retry -t%s\") or put it after --", t, t, t), cmd: "search"}
+		}
+	}
 	q := strings.Join(c.Query, " ")
 	var hits []index.Hit
 	var matched int

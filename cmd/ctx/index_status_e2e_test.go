@@ -50,6 +50,16 @@ func TestIndexStatusE2E(t *testing.T) {
 			t.Errorf("search %q: exit %d, stdout %q, stderr %q; want E015 (exit 2)", q, r.code, r.stdout, r.stderr)
 		}
 	}
+	// An unknown type is E015 too, and so is a -type: word the flags
+	// took for -t.
+	for _, args := range [][]string{{"Dial", "--type", "fucntion"}, {"Dial", "-type:item"}} {
+		if r := run(t, dir, env, "", ctx, append([]string{"search"}, args...)...); r.code != 2 || !strings.Contains(r.stderr, "E015") || r.stdout != "" {
+			t.Errorf("search %q: exit %d, stderr %q; want E015 (exit 2)", args, r.code, r.stderr)
+		}
+	}
+	if out := must(t, dir, env, "", ctx, "search", "Dial -type:file"); !strings.Contains(out, "item") {
+		t.Errorf("search \"Dial -type:file\": %s", out)
+	}
 	out, _ := status()
 	if l := line(out, "graph:"); !strings.Contains(l, "not built yet; the first query builds it") {
 		t.Errorf("before a query: %s", l)
