@@ -15,7 +15,7 @@ import (
 
 // SearchCmd is `ctx search`.
 type SearchCmd struct {
-	Query             []string `arg:"" name:"text" help:"Words to find (camelCase, snake_case, paths and qualified names are split), \"exact phrases\" in quotes, -word to exclude; filters type:KIND, tag:TAG, path:PREFIX (-type:… excludes)."`
+	Query             []string `arg:"" name:"text" help:"Words to find (camelCase, snake_case, paths and qualified names are split), \"exact phrases\" in quotes, -word to exclude; filters type:KIND, tag:TAG, path:PREFIX (-type:… excludes). Quote a query with -words, or put it after --."`
 	Type              []string `name:"type" placeholder:"KIND" help:"Keep only hits of this kind: item, file, diagnostic, or a node type (task, decision, …). Repeatable."`
 	Tag               []string `short:"t" name:"tag" placeholder:"TAG" help:"Keep only narrative nodes with this tag. Repeatable (all required)."`
 	IncludeSuperseded bool     `name:"include-superseded" help:"Also return nodes another node superseded."`
