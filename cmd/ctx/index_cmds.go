@@ -290,6 +290,11 @@ func (c *DebugIndexCmd) neighbors(app *App, gx *index.GraphIndex) error {
 		}
 		labels = append(labels, lb)
 	}
+	if _, ok, err := gx.Lookup(c.Key); err != nil {
+		return err
+	} else if !ok {
+		return fmt.Errorf("%w: %s is not in the graph (debug index %s takes kind:key, as ctx search shows nodes: item:net/http.Client.Do, file:PATH, task:ID)", repo.ErrNodeNotFound, c.Key, c.Namespace)
+	}
 	ns, err := gx.Neighbors(c.Key, c.Namespace == "out", labels...)
 	if err != nil {
 		return err
