@@ -1,6 +1,8 @@
 package index
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -135,13 +137,16 @@ type racyRead struct {
 	mu   sync.Mutex
 	sums map[string]string
 	read map[string]bool // every file the parse read
+	// kept are the files the parse could not read but found there
+	// (too large, not regular, unreadable): not indexed, by rule.
+	kept map[string]bool
 }
 
 // newRacyRead returns the recorder of a build from m: it hashes the files
 // the narrative parses (ending in .md) whose modification or change time
 // is at or after m.since; none when m.since is 0 (a build not kept).
 func newRacyRead(m *Manifest) *racyRead {
-	rr := &racyRead{racy: map[string]bool{}, sums: map[string]string{}, read: map[string]bool{}}
+	rr := &racyRead{racy: map[string]bool{}, sums: map[string]string{}, read: map[string]bool{}, kept: map[string]bool{}}
 	for _, f := range m.Narrative {
 		if m.since != 0 && (f.ModNano >= m.since || f.ChangeNano >= m.since) && strings.HasSuffix(f.Path, ".md") {
 			rr.racy[f.Path] = true
@@ -165,21 +170,30 @@ func (rr *racyRead) space(sp *narrative.Space) *narrative.Space {
 		}
 		rr.mu.Unlock()
 	}
+	sp.OnUnread = func(path string, err error) {
+		if !errors.Is(err, fs.ErrNotExist) {
+			rr.mu.Lock()
+			rr.kept[path] = true
+			rr.mu.Unlock()
+		}
+	}
 	return sp
 }
 
 // stats returns files, the stat data the build took, with the hashes of
-// the racy ones the parse read. Of the files the parse was to read but
-// did not, it leaves out the racy ones, and those removed or changed
-// since: the index holds nothing of them, so that the file there later,
-// whatever its stat data (back with the same inode within one tick,
-// before or after this stat), reads as added. One that is not racy and
-// did not change (unreadable, too large) stays, with no hash; a racy one
-// costs a second build, after which it is not racy.
+// the racy ones the parse read. A file the parse found there but could
+// not read (too large, not regular, unreadable) stays, with no hash: the
+// index holds nothing of it by rule, and a racy one becomes readable only
+// by a change of mode or size, which its stat data show. Of the other
+// files the parse was to read but did not (removed before it, perhaps
+// back by now), it leaves out the racy ones and those changed since: the
+// index holds nothing of them, so that the file there later, whatever
+// its stat data (back with the same inode within one tick, before or
+// after this stat), reads as added.
 func (rr *racyRead) stats(files []FileStat) []FileStat {
 	out := slices.DeleteFunc(slices.Clone(files), func(f FileStat) bool {
 		toRead := strings.HasSuffix(f.Path, ".md") && (rr.only == nil || rr.only[f.Path])
-		return toRead && !rr.read[f.Path] && (rr.racy[f.Path] || !rr.unchanged(f))
+		return toRead && !rr.read[f.Path] && !rr.kept[f.Path] && (rr.racy[f.Path] || !rr.unchanged(f))
 	})
 	for i := range out {
 		out[i].Sum = rr.sums[out[i].Path]

@@ -216,33 +216,42 @@ func TestRacyRead(t *testing.T) {
 			t.Errorf("%s: Sum %q, want %q", f.Path, f.Sum, want[f.Path])
 		}
 	}
-	// A file the parse did not read is left out when it is racy or gone,
-	// so that one of that name there later reads as added.
-	var paths []string
-	for _, f := range got {
-		paths = append(paths, f.Path)
+	// A file the parse found but could not read (dir.md) stays; one it
+	// did not find (gone.md, racy) is left out, so that one of that name
+	// there later reads as added.
+	paths := func(fs []FileStat) []string {
+		var out []string
+		for _, f := range fs {
+			out = append(out, f.Path)
+		}
+		return out
 	}
-	if want := []string{"chg.md", "mod.md", "notes.txt", "old.md"}; !slices.Equal(paths, want) {
-		t.Errorf("stats kept %v, want %v", paths, want)
+	if want := []string{"chg.md", "dir.md", "mod.md", "notes.txt", "old.md"}; !slices.Equal(paths(got), want) {
+		t.Errorf("stats kept %v, want %v", paths(got), want)
 	}
-	// Not racy, one still as its stat data record it stays; changed, it
-	// is left out.
-	calm := &Manifest{since: dirStat.ModNano + 1, Narrative: []FileStat{dirStat}}
-	if dirStat.ChangeNano >= calm.since {
-		calm.since = dirStat.ChangeNano + 1
+	// Not racy: a file the parse did not read stays if it is still as
+	// its stat data record it, and is left out if it is gone or changed.
+	mustDo(t, os.WriteFile(filepath.Join(dir, "calm.md"), []byte("# calm\n"), 0o644))
+	d, err = os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
+	calmStat, err := statAt(d, "calm.md")
+	d.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	calmStat.Path = "calm.md"
+	changed := calmStat
+	changed.Path, changed.Size = "changed.md", calmStat.Size+1
+	mustDo(t, os.WriteFile(filepath.Join(dir, "changed.md"), []byte("# calm\n"), 0o644))
+	calm := &Manifest{since: max(calmStat.ModNano, calmStat.ChangeNano) + 1, Narrative: []FileStat{
+		calmStat, changed, {Path: "gone2.md", ModNano: 1, ChangeNano: 1},
+	}}
 	rr = newRacyRead(calm)
-	rr.space(&narrative.Space{Root: dir}).LoadFiles([]string{"dir.md"})
-	if got := rr.stats(calm.Narrative); len(got) != 1 {
-		t.Errorf("an unread file not racy and unchanged: stats %v, want it kept", got)
-	}
-	changed := dirStat
-	changed.Size++
-	calm.Narrative = []FileStat{changed}
-	rr = newRacyRead(calm)
-	rr.space(&narrative.Space{Root: dir}).LoadFiles([]string{"dir.md"})
-	if got := rr.stats(calm.Narrative); len(got) != 0 {
-		t.Errorf("an unread file changed since its stat: stats %v, want it left out", got)
+	rr.space(&narrative.Space{Root: dir}).LoadFiles(nil) // none read
+	if got := paths(rr.stats(calm.Narrative)); !slices.Equal(got, []string{"calm.md"}) {
+		t.Errorf("unread files not racy: stats kept %v, want [calm.md]", got)
 	}
 	// Of a narrative delta's parse, only the files it was given.
 	rr = newRacyRead(m)
@@ -409,5 +418,27 @@ func TestRemovedAndBackBeforeRestat(t *testing.T) {
 	cur := &Manifest{Narrative: []FileStat{now}, racy: newRacyCheck(dir)}
 	if narrativeEqual(built, cur) {
 		t.Fatalf("a racy file unread by the parse: the manifest kept %v, which reads as fresh", built.Narrative)
+	}
+}
+
+// TestRacyTooLargeFileStays gives a narrative file too large to parse a
+// time in the future (so that every build distrusts it): the parse finds
+// it and cannot read it, so the index holds nothing of it by rule, and
+// the index must read as fresh after a build, not be rebuilt by every
+// command until that time.
+func TestRacyTooLargeFileStays(t *testing.T) {
+	r := repo.NewTestRepo(t)
+	big := filepath.Join(r.Narrative().Root, "notes", "big.md")
+	mustDo(t, os.MkdirAll(filepath.Dir(big), 0o755))
+	mustDo(t, os.WriteFile(big, make([]byte, narrative.MaxFileBytes+1), 0o644))
+	future := time.Now().Add(time.Hour)
+	mustDo(t, os.Chtimes(big, future, future))
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	if st, err := Check(r); err != nil || !st.Fresh {
+		t.Fatalf("after a build, with a racy file too large to read: status %+v, %v; want fresh", st, err)
 	}
 }

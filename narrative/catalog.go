@@ -67,6 +67,9 @@ func (s *Space) LoadFiles(paths []string) *Catalog {
 func (s *Space) parseFile(path string) parsedFile {
 	src, err := regfile.Read(filepath.Join(s.Root, filepath.FromSlash(path)), maxFile)
 	if err != nil {
+		if s.OnUnread != nil {
+			s.OnUnread(path, err)
+		}
 		if errors.Is(err, fs.ErrNotExist) {
 			return parsedFile{} // removed while we walked: nothing to add
 		}

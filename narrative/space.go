@@ -38,6 +38,11 @@ type Space struct {
 	// slash-separated) and the bytes of each file Load and LoadFiles
 	// parse, as they read them: from several goroutines at once.
 	OnRead func(path string, src []byte)
+	// OnUnread, if set, is called with the path and the error of each
+	// file Load and LoadFiles were to parse but could not read: removed
+	// while they walked (fs.ErrNotExist), too large, not a regular file,
+	// unreadable. From several goroutines at once.
+	OnUnread func(path string, err error)
 }
 
 // NewNode is what Add needs to create a node.
