@@ -341,11 +341,8 @@ func (ix *Index) DocMeta(n uint32) (Doc, error) {
 // path:PREFIX, each negated with a leading '-'.
 func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	query := text.ParseQuery(q)
-	if query.Empty() {
-		if strings.TrimSpace(q) == "" {
-			return nil, 0, fmt.Errorf("%w: an empty query: give the words to search for", ErrInvalidQuery)
-		}
-		return nil, 0, fmt.Errorf("%w: %q has no word to search for: filters and -words only narrow a search, and stop words (the, and, …) are not indexed", ErrInvalidQuery, q)
+	if strings.TrimSpace(q) == "" {
+		return nil, 0, fmt.Errorf("%w: an empty query: give the words to search for", ErrInvalidQuery)
 	}
 	var f filter
 	var kinds, notKinds, tags, notTags, paths, notPaths []string
@@ -428,6 +425,12 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	symbols, err := ix.symbolsNamed(q, so.Accept)
 	if err != nil {
 		return nil, 0, err
+	}
+	// A query with no word to match finds nothing but the symbols it
+	// names (errors.Is: "is" is a stop word): without them, it is a
+	// mistake, not a search that found nothing.
+	if query.Empty() && len(symbols) == 0 {
+		return nil, 0, fmt.Errorf("%w: %q has no word to search for: filters and -words only narrow a search, and stop words (the, and, …) are not indexed", ErrInvalidQuery, q)
 	}
 	limit := opts.Limit
 	if limit <= 0 {

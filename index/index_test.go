@@ -731,3 +731,23 @@ func TestDocSet(t *testing.T) {
 		t.Error("a nil set has 0")
 	}
 }
+
+// TestSearchStopWordSymbol: a query that is only a stop word ("Is") has
+// no word for the text to match, but names a symbol (errs.Is): the
+// symbol is the answer, not an invalid query.
+func TestSearchStopWordSymbol(t *testing.T) {
+	r := testStore(t)
+	ingestFiles(t, r, map[string]string{"errs/errs.go": "package errs\n\n// Is reports whether err is target.\nfunc Is(err, target error) bool { return err == target }\n"})
+	ix, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	hits, _, err := ix.Search("Is", SearchOptions{Limit: 3})
+	if err != nil || len(hits) == 0 || !strings.HasSuffix(hits[0].Doc.Node.Key, "errs.Is") {
+		t.Fatalf("search Is: %v, %v; want errs.Is first", titles(hits), err)
+	}
+	if _, _, err := ix.Search("the", SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
+		t.Fatalf("search the: %v; want ErrInvalidQuery", err)
+	}
+}

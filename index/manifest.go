@@ -88,7 +88,7 @@ type FileStat struct {
 	ModNano    int64
 	ChangeNano int64
 	Ino        uint64
-	Sum        string // an object.ID in hex, or ""
+	Sum        string // an object.ID in hex, unreadSum, or ""
 }
 
 // HiddenID is a node id a narrative file holds but which has no document
@@ -329,9 +329,11 @@ func (m *Manifest) UnmarshalText(data []byte) error {
 			change, err3 := strconv.ParseInt(f[2], 10, 64)
 			ino, err4 := strconv.ParseUint(f[3], 10, 64)
 			sum := f[4]
-			if sum == "-" {
+			switch id, err := object.ParseID(sum); {
+			case sum == "-":
 				sum = ""
-			} else if id, err := object.ParseID(sum); err != nil || id.String() != sum {
+			case sum == unreadSum:
+			case err != nil || id.String() != sum:
 				return bad(n, "bad file hash")
 			}
 			if err1 != nil || err2 != nil || err3 != nil || err4 != nil || size < 0 {

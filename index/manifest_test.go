@@ -85,6 +85,7 @@ func FuzzManifest(f *testing.F) {
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\ncode " + strings.Repeat("ab", 32) + "\ncodegraph " + strings.Repeat("cd", 32) + "\nnodes 7\n"))
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nbase seg-00\nhidden a\tx.md\nhidden b\tx.md\nfile 3\t4\t5\t6\tlog/a.md\n"))
 	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\t5\t6\ta\\tb\\\\c\\n.md\n"))
+	f.Add([]byte(manifestVersion + "\ntokenizer 1\nref refs/main\nfile 3\t4\t5\t6\tunread\tlog/a.md\nfile 3\t4\t5\t7\t-\tlog/b.md\nfile 3\t4\t5\t8\t" + strings.Repeat("ef", 32) + "\tlog/c.md\n"))
 	f.Add([]byte("junk"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var m Manifest
@@ -100,6 +101,19 @@ func FuzzManifest(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// TestManifestUnread checks that a file line's hash may be unread, and
+// nothing else but a hash or "-".
+func TestManifestUnread(t *testing.T) {
+	head := manifestVersion + "\ntokenizer 1\nref refs/main\n"
+	var m Manifest
+	if err := m.UnmarshalText([]byte(head + "file 3\t4\t5\t6\tunread\tlog/a.md\n")); err != nil || len(m.Narrative) != 1 || m.Narrative[0].Sum != unreadSum {
+		t.Fatalf("unread: %+v, %v", m.Narrative, err)
+	}
+	if err := m.UnmarshalText([]byte(head + "file 3\t4\t5\t6\tunreadable\tlog/a.md\n")); err == nil {
+		t.Fatal("a hash that is neither a hash, - nor unread was accepted")
+	}
 }
 
 // TestManifestKeysFromBuilt checks that the code keys are taken from the

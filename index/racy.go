@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,19 +51,30 @@ func newRacyCheck(root string) *racyCheck {
 }
 
 // sum returns the hash of the content of the narrative file at path, as
-// FileStat.Sum records it; false if it cannot be read.
+// FileStat.Sum records it: unreadSum if it is there but cannot be read
+// (too large, not regular, unreadable); false if it is gone.
 func (c *racyCheck) sum(path string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s, ok := c.sums[path]
 	if !ok {
-		if data, err := regfile.Read(filepath.Join(c.root, filepath.FromSlash(path)), narrative.MaxFileBytes); err == nil {
+		switch data, err := regfile.Read(filepath.Join(c.root, filepath.FromSlash(path)), narrative.MaxFileBytes); {
+		case err == nil:
 			s = contentSum(data)
+		case !errors.Is(err, fs.ErrNotExist):
+			s = unreadSum
 		}
 		c.sums[path] = s
 	}
 	return s, s != ""
 }
+
+// unreadSum is FileStat.Sum of a file the parse found but could not
+// read: the segment holds nothing of it, which stays true while it still
+// cannot be read (a reading command tries). Its stat data may not show
+// what made it readable again (a directory back in its path, a mode,
+// which they do not record).
+const unreadSum = "unread"
 
 // sameFile reports whether two stat records of one narrative file, one
 // built and one taken now (either way round), show the same content:
@@ -137,8 +147,8 @@ type racyRead struct {
 	mu   sync.Mutex
 	sums map[string]string
 	read map[string]bool // every file the parse read
-	// kept are the files the parse could not read but found there
-	// (too large, not regular, unreadable): not indexed, by rule.
+	// kept are the files the parse found but could not read (too large,
+	// not regular, unreadable): their lines stay, with unreadSum.
 	kept map[string]bool
 }
 
@@ -181,40 +191,26 @@ func (rr *racyRead) space(sp *narrative.Space) *narrative.Space {
 }
 
 // stats returns files, the stat data the build took, with the hashes of
-// the racy ones the parse read. A file the parse found there but could
-// not read (too large, not regular, unreadable) stays, with no hash: the
-// index holds nothing of it by rule, and a racy one becomes readable only
-// by a change of mode or size, which its stat data show. Of the other
-// files the parse was to read but did not (removed before it, perhaps
-// back by now), it leaves out the racy ones and those changed since: the
-// index holds nothing of them, so that the file there later, whatever
-// its stat data (back with the same inode within one tick, before or
-// after this stat), reads as added.
+// the racy ones the parse read, and unreadSum for the files it found but
+// could not read, which a reading command takes as unchanged only while
+// they still cannot be read. The other files the parse was to read but
+// did not (gone when it came to them: removed, or a directory of their
+// path moved, perhaps back by now) are left out: the segment holds
+// nothing of them, so that the file there later, whatever its stat data,
+// reads as added. That costs at most a second build: a file that stays
+// is read by it.
 func (rr *racyRead) stats(files []FileStat) []FileStat {
 	out := slices.DeleteFunc(slices.Clone(files), func(f FileStat) bool {
 		toRead := strings.HasSuffix(f.Path, ".md") && (rr.only == nil || rr.only[f.Path])
-		return toRead && !rr.read[f.Path] && !rr.kept[f.Path] && (rr.racy[f.Path] || !rr.unchanged(f))
+		return toRead && !rr.read[f.Path] && !rr.kept[f.Path]
 	})
 	for i := range out {
 		out[i].Sum = rr.sums[out[i].Path]
+		if rr.kept[out[i].Path] {
+			out[i].Sum = unreadSum
+		}
 	}
 	return out
-}
-
-// unchanged reports whether the narrative file f names is there with the
-// stat data f records.
-func (rr *racyRead) unchanged(f FileStat) bool {
-	if rr.root == "" {
-		return false
-	}
-	dir, err := os.Open(filepath.Join(rr.root, filepath.FromSlash(path.Dir(f.Path))))
-	if err != nil {
-		return false
-	}
-	defer dir.Close()
-	now, err := statAt(dir, path.Base(f.Path))
-	now.Path = f.Path
-	return err == nil && withoutSum(now) == withoutSum(f)
 }
 
 // fsNow returns the modification time of the file at path (the index

@@ -139,6 +139,8 @@ type App struct {
 	writer *repo.Writer
 	// configWarned: the unknown keys of config.toml were reported.
 	configWarned bool
+	// args are the command line's arguments, as Main got them.
+	args []string
 }
 
 // exitRequest unwinds a kong-initiated exit (after --help) to Main.
@@ -150,7 +152,7 @@ func Main(ctx context.Context, args []string, env Env) (status int) {
 		env.Getenv = func(string) string { return "" }
 	}
 	var cli CLI
-	app := &App{Env: env, Ctx: ctx}
+	app := &App{Env: env, Ctx: ctx, args: args}
 	defer func() {
 		for i := len(app.cleanup) - 1; i >= 0; i-- {
 			app.cleanup[i]()

@@ -27,11 +27,15 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	if c.Limit <= 0 {
 		return &usageError{err: fmt.Errorf("-n %d: want a positive number of hits", c.Limit), cmd: "search"}
 	}
-	for _, t := range c.Tag {
-		// The shell's word -type:item or -tag:x reaches the flags as
-		// -t with "ype:item" or "ag:x".
-		if strings.HasPrefix(t, "ype:") || strings.HasPrefix(t, "ag:") {
-			return &usageError{err: fmt.Errorf("-t %s: the query word -t%s is read as the flag -t; quote the query (ctx search \"retry -t%s\") or put it after --", t, t, t), cmd: "search"}
+	// An unquoted query word -type:item or -tag:x reaches the flags as -t
+	// with "ype:item" or "ag:x" (a tag no node is likely to have, though
+	// it is a valid one).
+	for _, a := range app.args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-type:") || strings.HasPrefix(a, "-tag:") {
+			return &usageError{err: fmt.Errorf("the query word %s is read as the flag -t %s; quote the query (ctx search \"retry %s\") or put it after --", a, a[2:], a), cmd: "search"}
 		}
 	}
 	q := strings.Join(c.Query, " ")
