@@ -353,7 +353,14 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 		}
 		kinds = append(kinds, k)
 	}
-	tags = append(tags, opts.Tags...)
+	// Tags are read as ctx add reads them: lower-cased, checked.
+	for _, t := range opts.Tags {
+		t, err := searchTag(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		tags = append(tags, t)
+	}
 	for _, fl := range query.Filters {
 		v := fl.Value
 		switch fl.Field {
@@ -368,6 +375,10 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 				kinds = append(kinds, v)
 			}
 		case "tag":
+			var err error
+			if v, err = searchTag(v); err != nil {
+				return nil, 0, err
+			}
 			if fl.Negated {
 				notTags = append(notTags, v)
 			} else {
@@ -520,6 +531,16 @@ func docKind(k string) (string, error) {
 		return "", fmt.Errorf("%w: type %q: want item, file, diagnostic or a node type (%s; note = observation, question = open-question)", ErrInvalidQuery, k, strings.Join(names, ", "))
 	}
 	return string(t), nil
+}
+
+// searchTag returns the tag a search's tag filter names, as the
+// narrative stores tags (lower case); an invalid one is ErrInvalidQuery.
+func searchTag(t string) (string, error) {
+	tag, err := narrative.ParseTag(t)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidQuery, err)
+	}
+	return tag, nil
 }
 
 // docSet is a set of document numbers below a bound, a bit each.

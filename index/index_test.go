@@ -389,6 +389,14 @@ func TestSearchFilters(t *testing.T) {
 			t.Errorf("%q %v: %v; want ErrInvalidQuery listing the types", tc.q, tc.kinds, err)
 		}
 	}
+	// Tags are read as ctx add reads them: in any case; an invalid one
+	// is an error.
+	if hits, _, err := ix.Search("backoff tag:AREA:Net", SearchOptions{Tags: []string{"Area:NET"}}); err != nil || len(hits) == 0 {
+		t.Errorf("tags in upper case: %v, %v; want hits", titles(hits), err)
+	}
+	if _, _, err := ix.Search("backoff tag:a::b", SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
+		t.Errorf("an invalid tag: %v; want ErrInvalidQuery", err)
+	}
 	// A query with no word to match is a mistake, not a search that
 	// found nothing.
 	for _, q := range []string{"", "  ", "type:task", "-backoff", "the and", "tag:x -type:item"} {
