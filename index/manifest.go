@@ -24,7 +24,9 @@ import (
 // code graph's table of repeated edges (mult.tbl) and its delta segments,
 // 9 the narrative's file keys, hidden ids and delta segments, 10 the
 // change time and inode of narrative files and the files of hidden ids,
-// 11 the hash of racily clean narrative files.
+// 11 the hash of racily clean narrative files and the repository id, 12
+// the flags of document records, node ids as bytes in the keys, and
+// "unread" for narrative files a build found but could not read.
 const manifestVersion = "ctx-index-manifest 12"
 
 // Manifest is what an index was built from: the ref and its heads, and

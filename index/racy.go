@@ -143,7 +143,6 @@ type racyRead struct {
 	// only, if set, is the files the parse is given (a narrative
 	// delta's); else it reads every file ending in .md.
 	only map[string]bool
-	root string // the narrative's
 	mu   sync.Mutex
 	sums map[string]string
 	read map[string]bool // every file the parse read
@@ -167,7 +166,6 @@ func newRacyRead(m *Manifest) *racyRead {
 
 // space returns sp, reporting its reads to rr.
 func (rr *racyRead) space(sp *narrative.Space) *narrative.Space {
-	rr.root = sp.Root
 	sp.OnRead = func(path string, src []byte) {
 		sum := ""
 		if rr.racy[path] {

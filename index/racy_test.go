@@ -180,16 +180,7 @@ func TestRacyRead(t *testing.T) {
 		mustDo(t, os.WriteFile(filepath.Join(dir, n), []byte("# "+n+"\n"), 0o644))
 	}
 	mustDo(t, os.Mkdir(filepath.Join(dir, "dir.md"), 0o755)) // not a regular file: not read
-	d, err := os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirStat, err := statAt(d, "dir.md") // its stat data as they are
-	d.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dirStat.Path = "dir.md"
+	dirStat := statOf(t, dir, "dir.md")                      // its stat data as they are
 	m := &Manifest{since: 100, Narrative: []FileStat{
 		{Path: "chg.md", ModNano: 50, ChangeNano: 100},
 		dirStat,
@@ -235,16 +226,7 @@ func TestRacyRead(t *testing.T) {
 	// it is there again as its stat data record it: a directory of its
 	// path moved away and back keeps them.
 	mustDo(t, os.WriteFile(filepath.Join(dir, "calm.md"), []byte("# calm\n"), 0o644))
-	d, err = os.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calmStat, err := statAt(d, "calm.md")
-	d.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	calmStat.Path = "calm.md"
+	calmStat := statOf(t, dir, "calm.md")
 	calm := &Manifest{since: max(calmStat.ModNano, calmStat.ChangeNano) + 1, Narrative: []FileStat{calmStat}}
 	rr = newRacyRead(calm)
 	rr.space(&narrative.Space{Root: dir}).LoadFiles(nil) // none read
@@ -389,20 +371,7 @@ func TestRemovedAndBackBeforeRestat(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "f.md")
 	mustDo(t, os.WriteFile(file, []byte("# f\n"), 0o644))
-	stat := func() FileStat {
-		d, err := os.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		st, err := statAt(d, "f.md")
-		if err != nil {
-			t.Fatal(err)
-		}
-		st.Path = "f.md"
-		return st
-	}
-	m := &Manifest{since: 1, Narrative: []FileStat{stat()}} // racy
+	m := &Manifest{since: 1, Narrative: []FileStat{statOf(t, dir, "f.md")}} // racy
 	rr := newRacyRead(m)
 	aside := filepath.Join(t.TempDir(), "aside")
 	mustDo(t, os.Rename(file, aside)) // removed before the parse
@@ -410,7 +379,7 @@ func TestRemovedAndBackBeforeRestat(t *testing.T) {
 		t.Fatalf("the parse found the file: %v", err)
 	}
 	mustDo(t, os.Rename(aside, file)) // back before the stat again
-	now := stat()
+	now := statOf(t, dir, "f.md")
 	m.Narrative[0] = now // the same stat data, as within one tick
 	built := &Manifest{Narrative: rr.stats(m.Narrative)}
 	cur := &Manifest{Narrative: []FileStat{now}, racy: newRacyCheck(dir)}

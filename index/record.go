@@ -149,11 +149,11 @@ type recordHead struct {
 // start decodes a record's version and flags.
 func (r *recordReader) start() byte {
 	if v := r.uvarint(); r.err == nil && v != recordVersion {
-		r.err = fmt.Errorf("%w: document record version %d", ErrCorrupt, v)
+		r.fail("document record version %d", v)
 	}
 	flags := r.bytes(1)
 	if r.err == nil && flags[0]&^recFlags != 0 {
-		r.err = fmt.Errorf("%w: document record flags %#x", ErrCorrupt, flags[0])
+		r.fail("document record flags %#x", flags[0])
 	}
 	if r.err != nil {
 		return 0
@@ -224,9 +224,10 @@ func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 	if flags&recPathKey != 0 {
 		d.Path = s.key
 	}
-	d.Title = string(s.title)
 	if flags&recTitleKey != 0 {
 		d.Title = string(s.title) + " " + s.key
+	} else {
+		d.Title = string(s.title)
 	}
 	d.StartLine = uint32(r.uvarint())
 	d.EndLine = uint32(r.uvarint())
