@@ -27,6 +27,7 @@ type Builder struct {
 // NewBuilder returns an empty builder, with room for about edges edges.
 func NewBuilder(edges int) *Builder {
 	return &Builder{
+		nodes: make([]NodeID, 0, edges/4+1),
 		index: make(map[object.ID]int32, edges/4+1),
 		from:  make([]int32, 0, edges),
 		to:    make([]int32, 0, edges),

@@ -227,7 +227,7 @@ func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, erro
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	keys := newKeyTable()
+	keys := newKeyTableFor(len(a.nodes)) // a name a node
 	if err := a.write(dir, keys); err != nil {
 		return nil, err
 	}

@@ -105,7 +105,11 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	var done atomic.Int64
 	if err := parallel.Do(ctx, workers, func(w int) error {
 		from, to := w*len(docs)/workers, (w+1)*len(docs)/workers
-		inv := newInverter()
+		var size int
+		for i := from; i < to; i++ {
+			size += len(docs[i].Text)
+		}
+		inv := newInverterFor(textTerms(size))
 		var tk text.Tokenizer
 		for i := from; i < to; i++ {
 			if i%1024 == 0 {
@@ -248,7 +252,7 @@ func writeDocs(dir string, docs []Doc, docLens []uint32) error {
 // writeDocKeys writes the keys table of the documents' lookups (path,
 // file, stable key, name, node, kind, tag, superseded), counting keys.
 func writeDocKeys(dir string, docs []Doc, n *int) error {
-	keys := newKeyTable()
+	keys := newKeyTableFor(len(docs) * 8 / 5) // 1.6 keys a document on Go's tree
 	for i := range docs {
 		d, doc := &docs[i], uint32(i)
 		switch d.Kind {
@@ -353,7 +357,12 @@ type keyList struct {
 	last uint32
 }
 
-func newKeyTable() *keyTable { return &keyTable{names: newVocab()} }
+func newKeyTable() *keyTable { return newKeyTableFor(0) }
+
+// newKeyTableFor returns a keyTable sized for about n names.
+func newKeyTableFor(n int) *keyTable {
+	return &keyTable{names: newVocabFor(n, 32), lists: make([]keyList, 0, n)}
+}
 
 // add adds n to the numbers of ns and key, unless they end with it. An
 // empty key is no lookup.

@@ -56,8 +56,11 @@ type invTerm struct {
 	k    uint32 // the term's index in cur, if seen is the epoch
 }
 
-func newInverter() *inverter {
-	return &inverter{vocab: newVocab(), terms: make([]invTerm, 0, 1<<11), epoch: 1}
+func newInverter() *inverter { return newInverterFor(0) }
+
+// newInverterFor returns an inverter sized for about n distinct terms.
+func newInverterFor(n int) *inverter {
+	return &inverter{vocab: newVocabFor(n, 10), terms: make([]invTerm, 0, max(n, 1<<11)), epoch: 1}
 }
 
 // len returns the number of distinct terms.
