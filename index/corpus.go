@@ -247,19 +247,34 @@ func docOrder(a, b *Doc) int {
 // item: its key, kind, doc comment and source lines.
 func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
 	var items []extract.StoredItem
-	var lines []int
-	var src []byte
 	if !version.IsZero() {
 		v, err := load(version)
 		if err != nil {
 			return nil, fmt.Errorf("index: file version of %s: %w", p, err)
 		}
-		if items = v.Items; len(items) > 0 {
-			if _, src, err = r.Objects.Get(v.Blob); err != nil {
+		items = v.Items
+		if len(items) > 0 {
+			// The content is lent (View): every item's text is a copy.
+			var docs []Doc
+			err := r.Objects.View(v.Blob, func(_ object.Kind, src []byte) error {
+				docs = fileDocs(repoID, p, items, src)
+				return nil
+			})
+			if err != nil {
 				return nil, fmt.Errorf("index: content of %s: %w", p, err)
 			}
-			lines = lineStarts(src)
+			return docs, nil
 		}
+	}
+	return fileDocs(repoID, p, nil, nil), nil
+}
+
+// fileDocs returns the documents of the file at p with the items given
+// and content src, which it does not keep.
+func fileDocs(repoID, p string, items []extract.StoredItem, src []byte) []Doc {
+	var lines []int
+	if len(items) > 0 {
+		lines = lineStarts(src)
 	}
 	docs := make([]Doc, 1, 1+len(items))
 	for _, it := range items {
@@ -283,7 +298,7 @@ func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(objec
 		})
 	}
 	docs[0] = Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: outline(p, docs[1:])}
-	return docs, nil
+	return docs
 }
 
 // versions reads the file versions of one build: laxly (object.DecodeLax:

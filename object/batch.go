@@ -191,7 +191,7 @@ func (b *Batch) Get(id ID) (Kind, []byte, error) {
 	if tmp == "" {
 		return b.s.Get(id)
 	}
-	canon, _, err := b.s.readStoredAt(tmp, id)
+	canon, _, err := b.s.readStoredAt(tmp, id, nil)
 	if err != nil {
 		return KindInvalid, nil, err
 	}

@@ -46,7 +46,11 @@ func putStreamDecoder(d *zstd.Decoder) {
 }
 
 // decompress inflates a stored file into canonical bytes.
-func decompress(stored []byte) ([]byte, error) {
+func decompress(stored []byte) ([]byte, error) { return decompressInto(stored, nil) }
+
+// decompressInto is decompress that writes into dst's memory when it is
+// large enough (View's buffers).
+func decompressInto(stored, dst []byte) ([]byte, error) {
 	dec, err := decoder()
 	if err != nil {
 		return nil, err
@@ -67,7 +71,10 @@ func decompress(stored []byte) ([]byte, error) {
 		// needs room past the end of the output.
 		hint = int(min(h.FrameContentSize, uint64(1<<20+64*len(stored)))) + 16
 	}
-	out, err := dec.DecodeAll(stored, make([]byte, 0, hint))
+	if cap(dst) < hint {
+		dst = make([]byte, 0, hint)
+	}
+	out, err := dec.DecodeAll(stored, dst[:0])
 	if err != nil {
 		if errors.Is(err, zstd.ErrDecoderSizeExceeded) || errors.Is(err, zstd.ErrWindowSizeExceeded) {
 			return nil, ErrTooLarge

@@ -392,11 +392,12 @@ func (s *Store) readPacked(id ID) ([]byte, error) {
 	if p == nil {
 		return nil, fs.ErrNotExist
 	}
-	return p.read(id, i)
+	return p.read(id, i, nil)
 }
 
-// read returns the stored bytes of the object id at position i.
-func (p *packIndex) read(id ID, i int) ([]byte, error) {
+// read returns the stored bytes of the object id at position i, in buf's
+// memory when it is large enough.
+func (p *packIndex) read(id ID, i int, buf []byte) ([]byte, error) {
 	off, n := p.entry(i)
 	if n > MaxPackedObject {
 		return nil, fmt.Errorf("%w: pack-%s.idx: entry of %s is %d bytes", ErrPackCorrupt, p.name, id.Short(), n)
@@ -406,7 +407,11 @@ func (p *packIndex) read(id ID, i int) ([]byte, error) {
 		return nil, fmt.Errorf("pack-%s.pack: %w", p.name, err)
 	}
 	defer done()
-	b := make([]byte, n)
+	b := buf[:0]
+	if cap(b) < n {
+		b = make([]byte, n)
+	}
+	b = b[:n]
 	if _, err := f.ReadAt(b, off); err != nil {
 		return nil, fmt.Errorf("%w: pack-%s.pack: entry of %s: %v", ErrHashMismatch, p.name, id.Short(), err)
 	}

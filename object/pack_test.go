@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"sync"
@@ -662,5 +663,65 @@ func writeLoose(t *testing.T, s *Store, id ID, data []byte) {
 	}
 	if err := os.WriteFile(s.path(id), data, 0o444); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestView checks that View lends the bytes Get returns, loose and
+// packed, whatever the sizes of the objects read before (its buffers are
+// reused), and passes fn's error back.
+func TestView(t *testing.T) {
+	s := newTestStore(t)
+	var ids []ID
+	var want [][]byte
+	for _, n := range []int{1 << 16, 10, 1 << 20, 0, 3000, 1 << 12, 5 << 20, 7} {
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = byte(i*7 + n)
+		}
+		ids = append(ids, mustPut(t, s, KindBlob, p))
+		want = append(want, p)
+	}
+	typed := mustPut(t, s, KindTyped, mustEncode(t, testObjects()[2]))
+	check := func(stage string) {
+		t.Helper()
+		for round := range 2 { // the second round reads into grown buffers
+			for i, id := range ids {
+				err := s.View(id, func(k Kind, p []byte) error {
+					if k != KindBlob || !bytes.Equal(p, want[i]) {
+						t.Errorf("%s, round %d: View(%s) = %v, %d bytes; want blob, %d bytes", stage, round, id.Short(), k, len(p), len(want[i]))
+					}
+					return nil
+				})
+				if err != nil {
+					t.Errorf("%s: View(%s): %v", stage, id.Short(), err)
+				}
+			}
+			var c Commit
+			if err := GetTyped(s, typed, &c); err != nil || !reflect.DeepEqual(&c, testObjects()[2].(*Commit)) {
+				t.Errorf("%s: GetTyped through View = %+v, %v", stage, c, err)
+			}
+		}
+	}
+	check("loose")
+	if _, err := s.WritePack(append(slices.Clone(ids), typed)); err != nil {
+		t.Fatal(err)
+	}
+	check("packed")
+
+	stop := errors.New("stop")
+	if err := s.View(ids[0], func(Kind, []byte) error { return stop }); err != stop {
+		t.Errorf("View returned %v, want fn's error as is", err)
+	}
+	if err := s.View(Sum(KindBlob, []byte("absent")), func(Kind, []byte) error { return nil }); !errors.Is(err, ErrNotFound) {
+		t.Errorf("View of a missing object: %v, want ErrNotFound", err)
+	}
+}
+
+// TestViewBufsPut checks that a buffer grown past maxPooled is not kept.
+func TestViewBufsPut(t *testing.T) {
+	b := &viewBufs{stored: make([]byte, 0, maxPooled+1), canon: make([]byte, 0, maxPooled)}
+	b.put()
+	if b.stored != nil || cap(b.canon) != maxPooled {
+		t.Errorf("after put: stored cap %d, canon cap %d; want the large one dropped, the other kept", cap(b.stored), cap(b.canon))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 
@@ -56,10 +57,21 @@ func GetTyped(g Getter, id ID, v Typed) error { return getTyped(g, id, v, Decode
 func GetTypedLax(g Getter, id ID, v Typed) error { return getTyped(g, id, v, DecodeLax) }
 
 func getTyped(g Getter, id ID, v Typed, decode func([]byte, Typed) error) error {
+	if vw, ok := g.(Viewer); ok {
+		// The decoders copy what they keep: the bytes can be lent.
+		return vw.View(id, func(kind Kind, payload []byte) error {
+			return decodeAs(id, kind, payload, v, decode)
+		})
+	}
 	kind, payload, err := g.Get(id)
 	if err != nil {
 		return err
 	}
+	return decodeAs(id, kind, payload, v, decode)
+}
+
+// decodeAs decodes the payload of object id, of the kind given, into v.
+func decodeAs(id ID, kind Kind, payload []byte, v Typed, decode func([]byte, Typed) error) error {
 	if kind != KindTyped {
 		return &Error{Op: "decode", ID: id, Err: fmt.Errorf("%w: object is a %s, not a %s", ErrDecode, kind, v.TypeName())}
 	}
@@ -181,7 +193,7 @@ func (s *Store) Has(id ID) (bool, error) {
 
 // readCanonical reads, decompresses and verifies an object held in memory.
 func (s *Store) readCanonical(id ID) ([]byte, error) {
-	canon, _, err := s.readStored(id)
+	canon, _, err := s.readStored(id, nil)
 	return canon, err
 }
 
@@ -191,21 +203,31 @@ func (s *Store) readCanonical(id ID) ([]byte, error) {
 // An object of a pack already known is read from the pack first, without
 // looking for a loose file (the copies are the same bytes): one system
 // call. A pack entry that fails to verify leaves the loose copy to try.
-func (s *Store) readStored(id ID) ([]byte, int64, error) {
+//
+// With b, the stored and canonical bytes are read into b's memory where
+// it is large enough, and b keeps what was grown (View).
+func (s *Store) readStored(id ID, b *viewBufs) ([]byte, int64, error) {
 	if p, i := s.knownPacked(id); p != nil {
-		if stored, err := p.read(id, i); err == nil {
-			if canon, err := s.decodeStored(id, stored); err == nil {
+		var buf []byte
+		if b != nil {
+			buf = b.stored
+		}
+		if stored, err := p.read(id, i, buf); err == nil {
+			if b != nil {
+				b.stored = stored
+			}
+			if canon, err := s.decodeStored(id, stored, b); err == nil {
 				return canon, int64(len(stored)), nil
 			}
 		}
 	}
-	return s.readStoredAt(s.path(id), id)
+	return s.readStoredAt(s.path(id), id, b)
 }
 
 // readStoredAt reads, decompresses and verifies the file at path, which
 // should hold object id, or, when there is no such file, its entry in a
 // pack.
-func (s *Store) readStoredAt(path string, id ID) ([]byte, int64, error) {
+func (s *Store) readStoredAt(path string, id ID, b *viewBufs) ([]byte, int64, error) {
 	stored, err := regfile.Read(path, MaxInMemory+1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		if stored, err = s.readPacked(id); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -223,7 +245,7 @@ func (s *Store) readStoredAt(path string, id ID) ([]byte, int64, error) {
 		}
 		return nil, 0, s.err("read", id, err)
 	}
-	canon, err := s.decodeStored(id, stored)
+	canon, err := s.decodeStored(id, stored, b)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -231,9 +253,16 @@ func (s *Store) readStoredAt(path string, id ID) ([]byte, int64, error) {
 }
 
 // decodeStored decompresses the stored bytes of object id and verifies
-// them.
-func (s *Store) decodeStored(id ID, stored []byte) ([]byte, error) {
-	canon, err := decompress(stored)
+// them; with b, into b.canon's memory when it is large enough.
+func (s *Store) decodeStored(id ID, stored []byte, b *viewBufs) ([]byte, error) {
+	var dst []byte
+	if b != nil {
+		dst = b.canon
+	}
+	canon, err := decompressInto(stored, dst)
+	if b != nil && err == nil {
+		b.canon = canon
+	}
 	if errors.Is(err, ErrTooLarge) {
 		return nil, s.tooLarge(id)
 	}
@@ -268,6 +297,50 @@ func (s *Store) Get(id ID) (Kind, []byte, error) {
 		return KindInvalid, nil, s.err("read", id, err)
 	}
 	return kind, payload, nil
+}
+
+// View reads and verifies an object, as Get does, and calls fn with its
+// kind and payload, which are valid only until fn returns: their memory
+// is reused by the next View. A build that reads thousands of objects and
+// keeps none of their bytes (the index's: a decoder copies what it keeps)
+// allocates them once per core rather than once per object.
+func (s *Store) View(id ID, fn func(Kind, []byte) error) error {
+	b := viewPool.Get().(*viewBufs)
+	defer b.put()
+	canon, _, err := s.readStored(id, b)
+	if err != nil {
+		return err
+	}
+	kind, payload, err := ParseEnvelope(canon)
+	if err != nil {
+		return s.err("read", id, err)
+	}
+	return fn(kind, payload)
+}
+
+// viewBufs are View's buffers: the stored bytes and the canonical bytes
+// of an object.
+type viewBufs struct{ stored, canon []byte }
+
+var viewPool = sync.Pool{New: func() any { return new(viewBufs) }}
+
+// maxPooled is the largest buffer View keeps for the next: a rare large
+// object's memory is not held for the rest of the process.
+const maxPooled = 4 << 20
+
+func (b *viewBufs) put() {
+	if cap(b.stored) > maxPooled {
+		b.stored = nil
+	}
+	if cap(b.canon) > maxPooled {
+		b.canon = nil
+	}
+	viewPool.Put(b)
+}
+
+// Viewer is a Getter that can lend an object's bytes (Store.View).
+type Viewer interface {
+	View(id ID, fn func(Kind, []byte) error) error
 }
 
 // Put stores an object durably: when Put returns, the object survives a
@@ -594,7 +667,7 @@ func (s *Store) Verify(id ID) (Info, []byte, error) {
 	// The loose copy first, as every reader but Get takes it: a damaged
 	// loose file must be found though the object is packed too
 	// (VerifyPacks checks the packs).
-	canon, stored, err := s.readStoredAt(s.path(id), id)
+	canon, stored, err := s.readStoredAt(s.path(id), id, nil)
 	info.Stored = stored
 	if errors.Is(err, ErrTooLarge) && !errors.Is(err, ErrHashMismatch) {
 		// Only loose objects are this large: packs take none over

@@ -289,6 +289,10 @@ func checkCorrupt(t *testing.T, s *Store, id ID, want error) {
 	if err := GetTyped(s, id, new(Commit)); !errors.Is(err, want) {
 		t.Errorf("GetTyped error = %v, want %v", err, want)
 	}
+	called := false
+	if err := s.View(id, func(Kind, []byte) error { called = true; return nil }); !errors.Is(err, want) || called {
+		t.Errorf("View error = %v, fn called %v; want %v, not called", err, called, want)
+	}
 	if ok, err := s.Has(id); !ok || err != nil {
 		t.Errorf("Has = %v, %v; a corrupt object is still present", ok, err)
 	}
