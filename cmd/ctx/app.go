@@ -33,6 +33,10 @@ type Env struct {
 	// signal ends the process at once, which is safe: every write is
 	// crash-safe.
 	Interruptible func()
+	// Serving, if set, is called by a command that serves until its
+	// client leaves (ctx mcp): it undoes what suits a process that runs
+	// one command and exits (the garbage collector's floor, main.go).
+	Serving func()
 }
 
 // Globals are the flags every command accepts.
@@ -387,6 +391,14 @@ func (a *App) lockRepo(k *kong.Context) (*repo.Writer, error) {
 func (a *App) interruptible() {
 	if a.Interruptible != nil {
 		a.Interruptible()
+	}
+}
+
+// serving tells the process that this command serves a client until it
+// leaves (Env.Serving).
+func (a *App) serving() {
+	if a.Serving != nil {
+		a.Serving()
 	}
 }
 

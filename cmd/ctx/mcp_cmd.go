@@ -14,6 +14,7 @@ type McpCmd struct{}
 // writer lock for that call only.
 func (c *McpCmd) Run(app *App, r *repo.Repo) error {
 	app.interruptible()
+	app.serving()
 	wd, err := app.wd()
 	if err != nil {
 		return err

@@ -1,0 +1,123 @@
+// Package gcfloor puts a floor under the garbage collector's heap goal,
+// for a process that runs one command and exits.
+//
+// With GOGC's default of 100, a process collects each time its heap
+// doubles from what the last collection left live: a rebuild of the index
+// whose live heap grows from 4 MB to 500 MB collects about twenty times,
+// and marks all that is live each time (a fifth of the rebuild's user
+// time on Go's source tree); a query that allocates 10 MB collects ten
+// times. With a floor, the process collects only once its heap reaches
+// the floor, and as GOGC says after that: it marks far less, and never
+// holds more than the floor or what GOGC would let it hold.
+//
+// The goal is kept by setting the GC percentage after each collection
+// from the heap then live (a finalizer sees each collection), rather than
+// by a memory limit: near a limit the runtime returns memory to the
+// system and faults it back in, which costs more than it saves.
+package gcfloor
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// The floors For gives: an eighth of the memory, within these bounds.
+const (
+	MinFloor = 64 << 20
+	MaxFloor = 768 << 20
+	// UnknownFloor is For's floor when the memory is not known.
+	UnknownFloor = 256 << 20
+)
+
+// For returns the floor for a machine, or a container, with mem bytes
+// of memory (0: not known): an eighth of it, from MinFloor to MaxFloor.
+// Several ctx processes at once (hooks, agents) each hold at most that.
+func For(mem uint64) uint64 {
+	if mem == 0 {
+		return UnknownFloor
+	}
+	return min(max(mem/8, MinFloor), MaxFloor)
+}
+
+// Memory returns the memory the process may use: the machine's, or its
+// control group's limit when that is lower; 0 when it is not known.
+func Memory() uint64 { return memory() }
+
+// Set makes the heap goal max(floor, GOGC's goal) until the returned
+// function is called, which sets the GC percentage back. A floor of 0,
+// or collection turned off (GOGC=off), leaves the collector as it is.
+// Set is meant for a process's main function: it changes the whole
+// process's collector.
+func Set(floor uint64) (restore func()) {
+	base := debug.SetGCPercent(100)
+	if floor == 0 || base < 0 {
+		debug.SetGCPercent(base)
+		return func() {}
+	}
+	t := &tuner{floor: floor, base: base}
+	t.mu.Lock()
+	t.tune()
+	t.arm()
+	t.mu.Unlock()
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if !t.done {
+			t.done = true
+			debug.SetGCPercent(base)
+		}
+	}
+}
+
+type tuner struct {
+	mu    sync.Mutex
+	floor uint64
+	base  int
+	done  bool
+	live  [1]metrics.Sample
+}
+
+// sentinel is an object whose finalizer runs after the collection that
+// finds it unreachable; it is large enough not to share a block of the
+// tiny allocator, whose objects' finalizers may never run.
+type sentinel struct{ _ [32]byte }
+
+// arm sets a finalizer that tunes the collector after the next
+// collection, and arms again. Called with t.mu held.
+func (t *tuner) arm() {
+	runtime.SetFinalizer(new(sentinel), func(*sentinel) {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if !t.done {
+			t.tune()
+			t.arm()
+		}
+	})
+}
+
+// minHeap is the runtime's minimum heap goal: before the first
+// collection it counts nothing live and takes this as the base.
+const minHeap = 4 << 20
+
+// tune sets the GC percentage that puts the heap goal at the floor, or
+// the base percentage when its goal is higher. Called with t.mu held.
+func (t *tuner) tune() {
+	t.live[0].Name = "/gc/heap/live:bytes"
+	metrics.Read(t.live[:])
+	live := uint64(minHeap)
+	if v := t.live[0].Value; v.Kind() == metrics.KindUint64 {
+		live = max(v.Uint64(), minHeap)
+	}
+	debug.SetGCPercent(percent(live, t.floor, t.base))
+}
+
+// percent returns the GC percentage whose goal, live*(1+p/100), is the
+// floor, or base when base's goal is at least the floor.
+func percent(live, floor uint64, base int) int {
+	if live+live*uint64(base)/100 >= floor {
+		return base
+	}
+	return int(min((floor-live)*100/live, 1<<30))
+}

@@ -1,0 +1,147 @@
+package gcfloor
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestFor(t *testing.T) {
+	for _, tc := range []struct{ mem, want uint64 }{
+		{0, UnknownFloor},
+		{256 << 20, MinFloor},    // an eighth is 32 MiB: raised to the minimum
+		{2 << 30, 256 << 20},     // an eighth
+		{4 << 30, 512 << 20},     // an eighth
+		{24 << 30, MaxFloor},     // an eighth is 3 GiB: capped
+		{1 << 50, MaxFloor},      // capped
+		{MinFloor * 8, MinFloor}, // exactly
+	} {
+		if got := For(tc.mem); got != tc.want {
+			t.Errorf("For(%d MiB) = %d MiB, want %d MiB", tc.mem>>20, got>>20, tc.want>>20)
+		}
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live, floor uint64
+		base, want  int
+	}{
+		{4 << 20, 256 << 20, 100, 6300},  // goal 256 MiB
+		{100 << 20, 256 << 20, 100, 156}, // goal 256 MiB
+		{128 << 20, 256 << 20, 100, 100}, // the base's goal is the floor
+		{300 << 20, 256 << 20, 100, 100}, // above the floor
+		{100 << 20, 256 << 20, 200, 200}, // the base's goal, 300 MiB, is higher
+		{1, 1 << 62, 100, 1 << 30},       // bounded
+	} {
+		if got := percent(tc.live, tc.floor, tc.base); got != tc.want {
+			t.Errorf("percent(%d, %d, %d) = %d, want %d", tc.live, tc.floor, tc.base, got, tc.want)
+		}
+	}
+}
+
+var sink []byte
+
+// garbage allocates n MiB a MiB at a time, keeping none of it.
+func garbage(n int) {
+	for range n {
+		sink = make([]byte, 1<<20)
+	}
+	sink = nil
+}
+
+func numGC() uint32 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.NumGC
+}
+
+// The tests below change the process's collector: they do not run in
+// parallel with others.
+
+func TestSetDefersCollection(t *testing.T) {
+	runtime.GC()
+	restore := Set(512 << 20)
+	before := numGC()
+	garbage(128) // with GOGC=100 alone, many collections
+	if n := numGC() - before; n != 0 {
+		t.Errorf("%d collections under the floor, want none", n)
+	}
+	restore()
+	restore() // twice is harmless
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GC percent after restore = %d, want 100", p)
+	}
+	before = numGC()
+	garbage(128)
+	if n := numGC() - before; n == 0 {
+		t.Error("no collection after restore")
+	}
+}
+
+func TestSetAboveFloor(t *testing.T) {
+	live := make([][]byte, 48)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	runtime.GC()
+	restore := Set(16 << 20) // live is above the floor: GOGC=100 applies
+	defer restore()
+	before := numGC()
+	garbage(512) // about ten times what is live: collects about ten times
+	if n := numGC() - before; n < 4 {
+		t.Errorf("%d collections above the floor, want about 10 (GOGC=100)", n)
+	}
+	runtime.KeepAlive(live)
+}
+
+func TestSetOff(t *testing.T) {
+	old := debug.SetGCPercent(-1)
+	defer debug.SetGCPercent(old)
+	restore := Set(512 << 20)
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("GC percent = %d after Set with collection off, want -1", p)
+	}
+	restore()
+	if p := debug.SetGCPercent(-1); p != -1 {
+		t.Errorf("GC percent = %d after restore, want -1", p)
+	}
+}
+
+func TestSetZero(t *testing.T) {
+	restore := Set(0)
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GC percent = %d after Set(0), want 100", p)
+	}
+	restore()
+}
+
+func TestMemory(t *testing.T) {
+	m := Memory()
+	if runtime.GOOS == "linux" && m == 0 {
+		t.Fatal("Memory() = 0 on Linux")
+	}
+	if m != 0 && m < 16<<20 {
+		t.Errorf("Memory() = %d bytes: too little to be real", m)
+	}
+}
+
+// TestSetGrowsPastFloor checks that the goal follows the live heap once
+// it passes the floor: the percentage set for a small heap must not stay.
+func TestSetGrowsPastFloor(t *testing.T) {
+	runtime.GC()
+	restore := Set(32 << 20) // 4 MiB live: 700%
+	defer restore()
+	var live [][]byte
+	for range 64 {
+		live = append(live, make([]byte, 1<<20))
+	}
+	runtime.GC() // the tuner sees 64 MiB live: 100%
+	runtime.GC() // its finalizer has run by the second
+	before := numGC()
+	garbage(320) // at 700% of 64 MiB, no collection; at 100%, about five
+	if n := numGC() - before; n < 2 {
+		t.Errorf("%d collections with 64 MiB live over a 32 MiB floor, want about 5 (GOGC=100)", n)
+	}
+	runtime.KeepAlive(live)
+}
