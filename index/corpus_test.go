@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -163,6 +165,34 @@ func TestLineStarts(t *testing.T) {
 	for _, c := range cases {
 		if got, want := lineStarts([]byte(c)), simple([]byte(c)); !slices.Equal(got, want) {
 			t.Fatalf("lineStarts(%q) = %v, want %v", c, got, want)
+		}
+	}
+}
+
+// TestVersionsRelease checks that the versions kept for both readers are
+// collected once both release them, and not before.
+func TestVersionsRelease(t *testing.T) {
+	numGC := func() uint32 {
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.NumGC
+	}
+	old := debug.SetGCPercent(-1) // no collection but the release's
+	defer debug.SetGCPercent(old)
+	for _, keep := range []bool{true, false} {
+		vs := newVersions(nil, keep)
+		before := numGC()
+		vs.release()
+		if n := numGC() - before; n != 0 {
+			t.Errorf("keep %v: %d collections after the first release, want none", keep, n)
+		}
+		vs.release()
+		want := uint32(0)
+		if keep {
+			want = 1
+		}
+		if n := numGC() - before; n != want {
+			t.Errorf("keep %v: %d collections after both releases, want %d", keep, n, want)
 		}
 	}
 }

@@ -956,6 +956,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 		if err != nil {
 			return nil, err
 		}
+		vs.release()
 		pm.Nodes = uint32(len(adj.nodes))
 		return writeGraphSegment(dir, adj, pm)
 	case partGraph:
@@ -985,6 +986,7 @@ func buildPart(ctx context.Context, r *repo.Repo, m *Manifest, part int, dir str
 	case partCode:
 		pm.Heads, pm.Repo, pm.Code, pm.CodeGraph = m.Heads, m.Repo, m.Code, m.CodeGraph
 		docs, err = collectCode(ctx, r, m.Heads, vs.get)
+		vs.release()
 	default:
 		rr := newRacyRead(m)
 		docs, pm.Hidden, err = collectNarrative(rr.space(r.Narrative()))
