@@ -58,7 +58,8 @@ func Set(floor uint64) (restore func()) {
 	t := &tuner{floor: floor, base: base}
 	t.mu.Lock()
 	// Before the first collection nothing is counted live.
-	debug.SetGCPercent(percent(minHeap, floor, base))
+	t.pct = percent(minHeap, floor, base)
+	debug.SetGCPercent(t.pct)
 	t.arm()
 	t.mu.Unlock()
 	return func() {
@@ -75,6 +76,7 @@ type tuner struct {
 	mu    sync.Mutex
 	floor uint64
 	base  int
+	pct   int // the GC percentage set
 	done  bool
 }
 
@@ -102,15 +104,19 @@ const minHeap = 4 << 20
 
 // tune sets the GC percentage that puts the heap goal at the floor, or
 // the base percentage when its goal is higher, from the heap a collection
-// just left. Called with t.mu held, after a collection.
+// just found live. Called with t.mu held, after a collection.
 //
-// runtime.ReadMemStats stops the world for some microseconds, once a
-// collection; runtime/metrics would not, but its initialisation costs
-// every process a tenth of a millisecond, 2% of a search.
+// The live heap is the goal the collection set, divided by 1+pct/100:
+// MemStats.HeapAlloc would count the garbage not yet swept, and
+// runtime/metrics, which has it, costs every process a tenth of a
+// millisecond to initialise, 2% of a search. ReadMemStats stops the
+// world for some microseconds, once a collection.
 func (t *tuner) tune() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	debug.SetGCPercent(percent(max(ms.HeapAlloc, minHeap), t.floor, t.base))
+	live := ms.NextGC * 100 / uint64(100+t.pct)
+	t.pct = percent(max(live, minHeap), t.floor, t.base)
+	debug.SetGCPercent(t.pct)
 }
 
 // percent returns the GC percentage whose goal, live*(1+p/100), is the

@@ -145,3 +145,17 @@ func TestSetGrowsPastFloor(t *testing.T) {
 	}
 	runtime.KeepAlive(live)
 }
+
+// TestSetKeepsFloorAfterCollection checks that a collection that finds
+// little live leaves the goal at the floor: the garbage it has not yet
+// swept must not count as live.
+func TestSetKeepsFloorAfterCollection(t *testing.T) {
+	runtime.GC()
+	restore := Set(128 << 20)
+	defer restore()
+	before := numGC()
+	garbage(512) // about four collections at the floor; with 4 MiB live and GOGC=100, a hundred
+	if n := numGC() - before; n > 8 {
+		t.Errorf("%d collections of 512 MiB of garbage under a 128 MiB floor, want about 4", n)
+	}
+}
