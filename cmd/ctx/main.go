@@ -28,9 +28,10 @@ func main() {
 
 // gcFloor returns the floor of the garbage collector's heap goal for a
 // ctx process (gcfloor.For the memory it may use), or 0 when GOGC or
-// GOMEMLIMIT is set: the user's settings win. A rebuild of the index of
-// Go's source tree collects 5 times instead of 23, and takes a fifth less
-// user time; a query collects not at all instead of ten times.
+// GOMEMLIMIT is set: the user's settings win. With it a rebuild of the
+// index of Go's source tree collects twice instead of 23 times, and a
+// query not at all instead of ten times (docs/benchmarks.md, eighth
+// round).
 func gcFloor(getenv func(string) string, memory func() uint64) uint64 {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return 0
