@@ -227,7 +227,7 @@ func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, erro
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	keys := newKeyTableFor(len(a.nodes)) // a name a node
+	keys := newKeyTableFor(len(a.nodes), 48) // a name a node; 45 bytes each on Go's tree
 	if err := a.write(dir, keys); err != nil {
 		return nil, err
 	}

@@ -252,7 +252,7 @@ func writeDocs(dir string, docs []Doc, docLens []uint32) error {
 // writeDocKeys writes the keys table of the documents' lookups (path,
 // file, stable key, name, node, kind, tag, superseded), counting keys.
 func writeDocKeys(dir string, docs []Doc, n *int) error {
-	keys := newKeyTableFor(len(docs) * 8 / 5) // 1.6 keys a document on Go's tree
+	keys := newKeyTableFor(len(docs)*8/5, 32) // on Go's tree: 1.6 keys a document, 32 bytes each
 	for i := range docs {
 		d, doc := &docs[i], uint32(i)
 		switch d.Kind {
@@ -357,11 +357,12 @@ type keyList struct {
 	last uint32
 }
 
-func newKeyTable() *keyTable { return newKeyTableFor(0) }
+func newKeyTable() *keyTable { return newKeyTableFor(0, 0) }
 
-// newKeyTableFor returns a keyTable sized for about n names.
-func newKeyTableFor(n int) *keyTable {
-	return &keyTable{names: newVocabFor(n, 32), lists: make([]keyList, 0, n)}
+// newKeyTableFor returns a keyTable sized for about n names of about
+// size bytes.
+func newKeyTableFor(n, size int) *keyTable {
+	return &keyTable{names: newVocabFor(n, size), lists: make([]keyList, 0, n)}
 }
 
 // add adds n to the numbers of ns and key, unless they end with it. An

@@ -275,7 +275,10 @@ func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(objec
 func fileDocs(repoID, p string, items []extract.StoredItem, src []byte) []Doc {
 	var lines []int
 	if len(items) > 0 {
-		lines = lineStarts(src)
+		buf := lineBufs.Get().(*[]int)
+		defer lineBufs.Put(buf)
+		lines = appendLineStarts((*buf)[:0], src)
+		*buf = lines
 	}
 	docs := make([]Doc, 1, 1+len(items))
 	for _, it := range items {
@@ -416,11 +419,19 @@ func outline(p string, items []Doc) string {
 	return b.String()
 }
 
-// lineStarts returns the byte offset of each line's start. The lines
-// are counted first and found with bytes.IndexByte, both vectorised:
-// every file's content of a build goes through here.
-func lineStarts(src []byte) []int {
-	starts := make([]int, 1, 1+bytes.Count(src, newline))
+// lineBufs are fileDocs' line tables, reused from file to file: every
+// file's content of a build is cut into lines (24 MB of them on Go's
+// tree), and none is kept.
+var lineBufs = sync.Pool{New: func() any { return new([]int) }}
+
+// lineStarts returns the byte offset of each line's start.
+func lineStarts(src []byte) []int { return appendLineStarts(nil, src) }
+
+// appendLineStarts is lineStarts into starts' memory. The lines are
+// counted first and found with bytes.IndexByte, both vectorised: every
+// file's content of a build goes through here.
+func appendLineStarts(starts []int, src []byte) []int {
+	starts = append(slices.Grow(starts[:0], 1+bytes.Count(src, newline)), 0)
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 || i+j+1 == len(src) {

@@ -162,9 +162,14 @@ func TestLineStarts(t *testing.T) {
 		}
 		cases = append(cases, string(b))
 	}
+	reused := []int{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7} // as a pooled buffer comes back
 	for _, c := range cases {
-		if got, want := lineStarts([]byte(c)), simple([]byte(c)); !slices.Equal(got, want) {
+		want := simple([]byte(c))
+		if got := lineStarts([]byte(c)); !slices.Equal(got, want) {
 			t.Fatalf("lineStarts(%q) = %v, want %v", c, got, want)
+		}
+		if reused = appendLineStarts(reused, []byte(c)); !slices.Equal(reused, want) {
+			t.Fatalf("appendLineStarts(used buffer, %q) = %v, want %v", c, reused, want)
 		}
 	}
 }
