@@ -13,10 +13,15 @@
 // The goal is kept by setting the GC percentage after each collection
 // from the heap it left (a finalizer sees each collection), rather than
 // by a memory limit: near a limit the runtime returns memory to the
-// system and faults it back in, which costs more than it saves.
+// system and faults it back in, which costs more than it saves. Until
+// the finalizer has run, the goal is the old percentage of the new live
+// heap, which may be far above both goals; so a memory limit twice the
+// larger of them backs the percentage up, far enough above the goal not
+// to be reached but in that window.
 package gcfloor
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -24,7 +29,7 @@ import (
 
 // The floors For gives: an eighth of the memory, within these bounds.
 const (
-	MinFloor = 64 << 20
+	MinFloor = 16 << 20
 	MaxFloor = 768 << 20
 	// UnknownFloor is For's floor when the memory is not known.
 	UnknownFloor = 256 << 20
@@ -45,21 +50,24 @@ func For(mem uint64) uint64 {
 func Memory() uint64 { return memory() }
 
 // Set makes the heap goal max(floor, GOGC's goal) until the returned
-// function is called, which sets the GC percentage back. A floor of 0,
-// or collection turned off (GOGC=off), leaves the collector as it is.
-// Set is meant for a process's main function: it changes the whole
-// process's collector.
+// function is called, which sets the GC percentage and the memory limit
+// back. A floor of 0, collection turned off (GOGC=off), or a memory
+// limit already set leaves the collector as it is.
+//
+// Set is meant for the start of a process's main function: it changes
+// the whole process's collector, and it counts the heap live as the
+// runtime's minimum, 4 MiB, until the first collection (a larger heap
+// is bounded by the memory limit until then).
 func Set(floor uint64) (restore func()) {
 	base := debug.SetGCPercent(100)
-	if floor == 0 || base < 0 {
+	limit := debug.SetMemoryLimit(-1) // reads it
+	if floor == 0 || base < 0 || limit != math.MaxInt64 {
 		debug.SetGCPercent(base)
 		return func() {}
 	}
 	t := &tuner{floor: floor, base: base}
 	t.mu.Lock()
-	// Before the first collection nothing is counted live.
-	t.pct = percent(minHeap, floor, base)
-	debug.SetGCPercent(t.pct)
+	t.set(minHeap)
 	t.arm()
 	t.mu.Unlock()
 	return func() {
@@ -68,6 +76,7 @@ func Set(floor uint64) (restore func()) {
 		if !t.done {
 			t.done = true
 			debug.SetGCPercent(base)
+			debug.SetMemoryLimit(limit)
 		}
 	}
 }
@@ -94,9 +103,15 @@ func (t *tuner) arm() {
 		if !t.done {
 			t.tune()
 			t.arm()
+			if tuned != nil {
+				tuned()
+			}
 		}
 	})
 }
+
+// tuned, if set (by tests), is called after each tune a finalizer runs.
+var tuned func()
 
 // minHeap is the runtime's minimum heap goal: before the first
 // collection it counts nothing live and takes this as the base.
@@ -114,9 +129,22 @@ const minHeap = 4 << 20
 func (t *tuner) tune() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	live := ms.NextGC * 100 / uint64(100+t.pct)
-	t.pct = percent(max(live, minHeap), t.floor, t.base)
+	t.set(ms.NextGC * 100 / uint64(100+t.pct))
+}
+
+// set sets the GC percentage for a live heap, and the memory limit that
+// bounds the heap until the next tune (backstop). Called with t.mu held.
+func (t *tuner) set(live uint64) {
+	live = max(live, minHeap)
+	t.pct = percent(live, t.floor, t.base)
 	debug.SetGCPercent(t.pct)
+	debug.SetMemoryLimit(int64(min(backstop(live, t.floor, t.base), math.MaxInt64)))
+}
+
+// backstop is the memory limit for a live heap: twice the larger of the
+// floor and the base percentage's goal.
+func backstop(live, floor uint64, base int) uint64 {
+	return 2 * max(floor, live+live*uint64(base)/100)
 }
 
 // percent returns the GC percentage whose goal, live*(1+p/100), is the

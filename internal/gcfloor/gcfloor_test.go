@@ -1,15 +1,18 @@
 package gcfloor
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"time"
 )
 
 func TestFor(t *testing.T) {
 	for _, tc := range []struct{ mem, want uint64 }{
 		{0, UnknownFloor},
-		{256 << 20, MinFloor},    // an eighth is 32 MiB: raised to the minimum
+		{64 << 20, MinFloor},     // an eighth is 8 MiB: raised to the minimum
+		{256 << 20, 32 << 20},    // an eighth
 		{2 << 30, 256 << 20},     // an eighth
 		{4 << 30, 512 << 20},     // an eighth
 		{24 << 30, MaxFloor},     // an eighth is 3 GiB: capped
@@ -93,6 +96,85 @@ func TestSetAboveFloor(t *testing.T) {
 		t.Errorf("%d collections above the floor, want about 10 (GOGC=100)", n)
 	}
 	runtime.KeepAlive(live)
+}
+
+// TestSetBackstop checks the memory limit that bounds the heap until a
+// finalizer has retuned the percentage, and that restore lifts it.
+func TestSetBackstop(t *testing.T) {
+	runtime.GC()
+	restore := Set(128 << 20)
+	if l := debug.SetMemoryLimit(-1); l != 256<<20 {
+		t.Errorf("memory limit = %d MiB, want 256 (twice the floor)", l>>20)
+	}
+	restore()
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Errorf("memory limit after restore = %d, want none", l)
+	}
+	for _, tc := range []struct {
+		live, floor uint64
+		want        uint64
+	}{
+		{4 << 20, 128 << 20, 256 << 20},
+		{100 << 20, 128 << 20, 400 << 20}, // twice GOGC's goal
+	} {
+		if got := backstop(tc.live, tc.floor, 100); got != tc.want {
+			t.Errorf("backstop(%d MiB, %d MiB) = %d MiB, want %d", tc.live>>20, tc.floor>>20, got>>20, tc.want>>20)
+		}
+	}
+}
+
+// TestSetLimitAlreadySet checks that a memory limit set (GOMEMLIMIT)
+// leaves the collector alone.
+func TestSetLimitAlreadySet(t *testing.T) {
+	old := debug.SetMemoryLimit(1 << 30)
+	defer debug.SetMemoryLimit(old)
+	restore := Set(128 << 20)
+	defer restore()
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Errorf("GC percent = %d with a memory limit set, want 100", p)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 1<<30 {
+		t.Errorf("memory limit = %d, want 1 GiB as set", l)
+	}
+}
+
+// held is the live heap of TestSetShrinksBackToFloor: in a global, so
+// that the compiler cannot find it dead early.
+var held [][]byte
+
+// TestSetShrinksBackToFloor checks that the tuner sees every collection:
+// after the live heap passes the floor and falls back, the goal is the
+// floor again.
+func TestSetShrinksBackToFloor(t *testing.T) {
+	done := make(chan struct{}, 16)
+	tuned = func() { done <- struct{}{} }
+	defer func() { tuned = nil }()
+	collect := func() {
+		t.Helper()
+		for len(done) > 0 {
+			<-done
+		}
+		runtime.GC()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no tune after a collection")
+		}
+	}
+	runtime.GC()
+	restore := Set(128 << 20)
+	defer restore()
+	for range 96 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	collect() // 96 MiB live: GOGC's goal, 192 MiB
+	held = nil
+	collect() // nothing live: the floor again
+	before := numGC()
+	garbage(96)
+	if n := numGC() - before; n > 1 {
+		t.Errorf("%d collections of 96 MiB of garbage under a 128 MiB floor after the live heap shrank, want none", n)
+	}
 }
 
 func TestSetOff(t *testing.T) {
