@@ -201,3 +201,23 @@ func TestVersionsRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestRebuildReleasesVersions checks that a full rebuild's two readers of
+// the file versions both release them: the second to do so collects.
+func TestRebuildReleasesVersions(t *testing.T) {
+	r := testStore(t)
+	old := debug.SetGCPercent(-1) // no collection but the release's
+	defer debug.SetGCPercent(old)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.NumGC
+	ix, _, err := Rebuild(context.Background(), r, BuildOptions{Graph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	runtime.ReadMemStats(&ms)
+	if n := ms.NumGC - before; n != 1 {
+		t.Errorf("%d collections in a full rebuild with collection off, want the one the release runs", n)
+	}
+}
