@@ -53,6 +53,14 @@ func garbage(n int) {
 	sink = nil
 }
 
+// collections returns how many collections allocating n MiB of garbage
+// took.
+func collections(n int) uint32 {
+	before := numGC()
+	garbage(n)
+	return numGC() - before
+}
+
 func numGC() uint32 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -65,9 +73,7 @@ func numGC() uint32 {
 func TestSetDefersCollection(t *testing.T) {
 	runtime.GC()
 	restore := Set(512 << 20)
-	before := numGC()
-	garbage(128) // with GOGC=100 alone, many collections
-	if n := numGC() - before; n != 0 {
+	if n := collections(128); n != 0 { // with GOGC=100 alone, many
 		t.Errorf("%d collections under the floor, want none", n)
 	}
 	restore()
@@ -75,9 +81,7 @@ func TestSetDefersCollection(t *testing.T) {
 	if p := debug.SetGCPercent(100); p != 100 {
 		t.Errorf("GC percent after restore = %d, want 100", p)
 	}
-	before = numGC()
-	garbage(128)
-	if n := numGC() - before; n == 0 {
+	if n := collections(128); n == 0 {
 		t.Error("no collection after restore")
 	}
 }
@@ -90,9 +94,8 @@ func TestSetAboveFloor(t *testing.T) {
 	runtime.GC()
 	restore := Set(16 << 20) // live is above the floor: GOGC=100 applies
 	defer restore()
-	before := numGC()
-	garbage(512) // about ten times what is live: collects about ten times
-	if n := numGC() - before; n < 4 {
+	// about ten times what is live: collects about ten times
+	if n := collections(512); n < 4 {
 		t.Errorf("%d collections above the floor, want about 10 (GOGC=100)", n)
 	}
 	runtime.KeepAlive(live)
@@ -138,7 +141,7 @@ func TestSetLimitAlreadySet(t *testing.T) {
 	}
 }
 
-// held is the live heap of TestSetShrinksBackToFloor: in a global, so
+// held is the live heap of the tests that wait for a tune: in a global, so
 // that the compiler cannot find it dead early.
 var held [][]byte
 
@@ -146,10 +149,28 @@ var held [][]byte
 // after the live heap passes the floor and falls back, the goal is the
 // floor again.
 func TestSetShrinksBackToFloor(t *testing.T) {
+	collect := watchTunes(t)
+	runtime.GC()
+	restore := Set(128 << 20)
+	defer restore()
+	for range 96 {
+		held = append(held, make([]byte, 1<<20))
+	}
+	collect() // 96 MiB live: GOGC's goal, 192 MiB
+	held = nil
+	collect() // nothing live: the floor again
+	if n := collections(96); n > 1 {
+		t.Errorf("%d collections of 96 MiB of garbage under a 128 MiB floor after the live heap shrank, want none", n)
+	}
+}
+
+// watchTunes returns a function that collects and waits for the tuner's
+// finalizer to run after the collection.
+func watchTunes(t *testing.T) (collect func()) {
 	done := make(chan struct{}, 16)
 	tuned = func() { done <- struct{}{} }
-	defer func() { tuned = nil }()
-	collect := func() {
+	t.Cleanup(func() { tuned = nil })
+	return func() {
 		t.Helper()
 		for len(done) > 0 {
 			<-done
@@ -160,20 +181,6 @@ func TestSetShrinksBackToFloor(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("no tune after a collection")
 		}
-	}
-	runtime.GC()
-	restore := Set(128 << 20)
-	defer restore()
-	for range 96 {
-		held = append(held, make([]byte, 1<<20))
-	}
-	collect() // 96 MiB live: GOGC's goal, 192 MiB
-	held = nil
-	collect() // nothing live: the floor again
-	before := numGC()
-	garbage(96)
-	if n := numGC() - before; n > 1 {
-		t.Errorf("%d collections of 96 MiB of garbage under a 128 MiB floor after the live heap shrank, want none", n)
 	}
 }
 
@@ -211,21 +218,19 @@ func TestMemory(t *testing.T) {
 // TestSetGrowsPastFloor checks that the goal follows the live heap once
 // it passes the floor: the percentage set for a small heap must not stay.
 func TestSetGrowsPastFloor(t *testing.T) {
+	collect := watchTunes(t)
 	runtime.GC()
 	restore := Set(32 << 20) // 4 MiB live: 700%
 	defer restore()
-	var live [][]byte
 	for range 64 {
-		live = append(live, make([]byte, 1<<20))
+		held = append(held, make([]byte, 1<<20))
 	}
-	runtime.GC() // the tuner sees 64 MiB live: 100%
-	runtime.GC() // its finalizer has run by the second
-	before := numGC()
-	garbage(320) // at 700% of 64 MiB, no collection; at 100%, about five
-	if n := numGC() - before; n < 2 {
+	defer func() { held = nil }()
+	collect() // the tuner sees 64 MiB live: 100%
+	// at 700% of 64 MiB, no collection; at 100%, about five
+	if n := collections(320); n < 2 {
 		t.Errorf("%d collections with 64 MiB live over a 32 MiB floor, want about 5 (GOGC=100)", n)
 	}
-	runtime.KeepAlive(live)
 }
 
 // TestSetKeepsFloorAfterCollection checks that a collection that finds
@@ -235,9 +240,8 @@ func TestSetKeepsFloorAfterCollection(t *testing.T) {
 	runtime.GC()
 	restore := Set(128 << 20)
 	defer restore()
-	before := numGC()
-	garbage(512) // about four collections at the floor; with 4 MiB live and GOGC=100, a hundred
-	if n := numGC() - before; n > 8 {
+	// about four collections at the floor; with 4 MiB live and GOGC=100, a hundred
+	if n := collections(512); n > 8 {
 		t.Errorf("%d collections of 512 MiB of garbage under a 128 MiB floor, want about 4", n)
 	}
 }
