@@ -5,29 +5,22 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/ctx-dev/ctx/internal/gcfloor"
 )
 
 func TestGCFloor(t *testing.T) {
-	mem := func() uint64 { return 24 << 30 }
 	for _, tc := range []struct {
 		env  map[string]string
-		want uint64
+		want bool
 	}{
-		{nil, gcfloor.For(24 << 30)},
-		{map[string]string{"GOGC": "100"}, 0},
-		{map[string]string{"GOGC": "off"}, 0},
-		{map[string]string{"GOMEMLIMIT": "1GiB"}, 0},
-		{map[string]string{"CTX_DIR": "x"}, gcfloor.For(24 << 30)},
+		{nil, true},
+		{map[string]string{"GOGC": "100"}, false},
+		{map[string]string{"GOGC": "off"}, false},
+		{map[string]string{"GOMEMLIMIT": "1GiB"}, false},
+		{map[string]string{"CTX_DIR": "x"}, true},
 	} {
-		got := gcFloor(func(k string) string { return tc.env[k] }, mem)
-		if got != tc.want {
-			t.Errorf("gcFloor(%v) = %d, want %d", tc.env, got, tc.want)
+		if got := gcFloor(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("gcFloor(%v) = %v, want %v", tc.env, got, tc.want)
 		}
-	}
-	if got := gcFloor(func(string) string { return "" }, func() uint64 { return 0 }); got != gcfloor.UnknownFloor {
-		t.Errorf("gcFloor with the memory unknown = %d, want %d", got, gcfloor.UnknownFloor)
 	}
 }
 

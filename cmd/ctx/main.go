@@ -20,23 +20,23 @@ func main() {
 	var once sync.Once
 	interruptible := func() { once.Do(func() { watchSignals(cancel) }) }
 	stopProfile := cpuProfile(os.Getenv("CTX_CPUPROFILE"))
-	serving := gcfloor.Set(gcFloor(os.Getenv, gcfloor.Memory))
+	serving := func() {}
+	if gcFloor(os.Getenv) {
+		serving = gcfloor.SetFor(gcfloor.Memory)
+	}
 	code := Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interruptible: interruptible, Serving: serving})
 	stopProfile()
 	os.Exit(code)
 }
 
-// gcFloor returns the floor of the garbage collector's heap goal for a
-// ctx process (gcfloor.For the memory it may use), or 0 when GOGC or
-// GOMEMLIMIT is set: the user's settings win. With it a rebuild of the
-// index of Go's source tree collects twice instead of 23 times, and a
-// query not at all instead of ten times (docs/benchmarks.md, eighth
-// round).
-func gcFloor(getenv func(string) string, memory func() uint64) uint64 {
-	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
-		return 0
-	}
-	return gcfloor.For(memory())
+// gcFloor reports whether a ctx process puts a floor under the garbage
+// collector's heap goal (gcfloor.SetFor the memory it may use): not when
+// GOGC or GOMEMLIMIT is set, as the user's settings win. With it a
+// rebuild of the index of Go's source tree collects twice instead of 23
+// times, and a query once instead of ten times (docs/benchmarks.md,
+// eighth round).
+func gcFloor(getenv func(string) string) bool {
+	return getenv("GOGC") == "" && getenv("GOMEMLIMIT") == ""
 }
 
 // watchSignals makes SIGINT and SIGTERM ask the command to stop (cancel

@@ -49,6 +49,17 @@ func For(mem uint64) uint64 {
 // control group's limit when that is lower; 0 when it is not known.
 func Memory() uint64 { return memory() }
 
+// SetFor is Set with the floor For(memory()), found only once the heap
+// has reached FirstFloor: finding the memory costs 80 µs (it reads
+// /proc/self/cgroup and the group's limits on Linux), more than 1% of a
+// search, which never allocates that much; nor does a query.
+func SetFor(memory func() uint64) (restore func()) {
+	return set(FirstFloor, func() uint64 { return For(memory()) })
+}
+
+// FirstFloor is SetFor's floor until the first collection.
+const FirstFloor = 32 << 20
+
 // Set makes the heap goal max(floor, GOGC's goal) until the returned
 // function is called, which sets the GC percentage and the memory limit
 // back. A floor of 0, collection turned off (GOGC=off), or a memory
@@ -58,14 +69,18 @@ func Memory() uint64 { return memory() }
 // the whole process's collector, and it counts the heap live as the
 // runtime's minimum, 4 MiB, until the first collection (a larger heap
 // is bounded by the memory limit until then).
-func Set(floor uint64) (restore func()) {
+func Set(floor uint64) (restore func()) { return set(floor, nil) }
+
+// set is Set with the floor first given, and, with later, the floor
+// later gives from the first collection on.
+func set(floor uint64, later func() uint64) (restore func()) {
 	base := debug.SetGCPercent(100)
 	limit := debug.SetMemoryLimit(-1) // reads it
 	if floor == 0 || base < 0 || limit != math.MaxInt64 {
 		debug.SetGCPercent(base)
 		return func() {}
 	}
-	t := &tuner{floor: floor, base: base}
+	t := &tuner{floor: floor, base: base, later: later}
 	t.mu.Lock()
 	t.set(minHeap)
 	t.arm()
@@ -87,6 +102,8 @@ type tuner struct {
 	base  int
 	pct   int // the GC percentage set
 	done  bool
+	// later, if set, gives the floor at the first tune.
+	later func() uint64
 }
 
 // sentinel is an object whose finalizer runs after the collection that
@@ -127,9 +144,23 @@ const minHeap = 4 << 20
 // millisecond to initialise, 2% of a search. ReadMemStats stops the
 // world for some microseconds, once a collection.
 func (t *tuner) tune() {
+	if t.later != nil {
+		t.floor, t.later = t.later(), nil
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	t.set(ms.NextGC * 100 / uint64(100+t.pct))
+	// The runtime multiplies the percentage by the stacks and globals too
+	// (a rebuild's first collection, with 13 MB live, met a goal of 1.4
+	// GB for a 768 MiB floor): a goal above the floor is scaled down to
+	// it, once.
+	if t.pct > t.base {
+		runtime.ReadMemStats(&ms)
+		if ms.NextGC > t.floor+t.floor/8 {
+			t.pct = max(t.base, int(uint64(t.pct)*t.floor/ms.NextGC))
+			debug.SetGCPercent(t.pct)
+		}
+	}
 }
 
 // set sets the GC percentage for a live heap, and the memory limit that

@@ -245,3 +245,30 @@ func TestSetKeepsFloorAfterCollection(t *testing.T) {
 		t.Errorf("%d collections of 512 MiB of garbage under a 128 MiB floor, want about 4", n)
 	}
 }
+
+// TestSetForLazy checks that SetFor asks for the memory only at the
+// first collection, and takes its floor from then on.
+func TestSetForLazy(t *testing.T) {
+	collect := watchTunes(t)
+	runtime.GC()
+	asked := 0
+	restore := SetFor(func() uint64 { asked++; return 2 << 30 }) // floor 256 MiB
+	defer restore()
+	if asked != 0 {
+		t.Fatalf("memory asked %d times before any collection, want none", asked)
+	}
+	if l := debug.SetMemoryLimit(-1); l != 2*FirstFloor {
+		t.Errorf("memory limit before the first collection = %d MiB, want %d (twice FirstFloor)", l>>20, 2*FirstFloor>>20)
+	}
+	collect()
+	if asked != 1 {
+		t.Errorf("memory asked %d times after a collection, want once", asked)
+	}
+	if n := collections(128); n != 0 {
+		t.Errorf("%d collections under the 256 MiB floor SetFor found, want none", n)
+	}
+	collect()
+	if asked != 1 {
+		t.Errorf("memory asked %d times after two collections, want once", asked)
+	}
+}
