@@ -191,14 +191,8 @@ func (s *Store) Has(id ID) (bool, error) {
 	return p != nil, nil
 }
 
-// readCanonical reads, decompresses and verifies an object held in memory.
-func (s *Store) readCanonical(id ID) ([]byte, error) {
-	canon, _, err := s.readStored(id, nil)
-	return canon, err
-}
-
-// readStored is readCanonical that also returns the size of the stored
-// bytes.
+// readStored reads, decompresses and verifies an object held in memory,
+// and returns its canonical bytes and the size of its stored bytes.
 //
 // An object of a pack already known is read from the pack first, without
 // looking for a loose file (the copies are the same bytes): one system
@@ -207,27 +201,29 @@ func (s *Store) readCanonical(id ID) ([]byte, error) {
 // With b, the stored and canonical bytes are read into b's memory where
 // it is large enough, and b keeps what was grown (View).
 func (s *Store) readStored(id ID, b *viewBufs) ([]byte, int64, error) {
+	if b == nil {
+		b = new(viewBufs) // nothing to reuse: new memory
+	}
 	if p, i := s.knownPacked(id); p != nil {
-		var buf []byte
-		if b != nil {
-			buf = b.stored
-		}
-		if stored, err := p.read(id, i, buf); err == nil {
-			if b != nil {
-				b.stored = stored
-			}
-			if canon, err := s.decodeStored(id, stored, b); err == nil {
+		if stored, err := p.read(id, i, b.stored); err == nil {
+			b.stored = stored
+			if canon, err := s.decodeStored(id, stored, b.canon); err == nil {
+				b.canon = canon
 				return canon, int64(len(stored)), nil
 			}
 		}
 	}
-	return s.readStoredAt(s.path(id), id, b)
+	canon, n, err := s.readStoredAt(s.path(id), id, b.canon)
+	if err == nil {
+		b.canon = canon
+	}
+	return canon, n, err
 }
 
 // readStoredAt reads, decompresses and verifies the file at path, which
 // should hold object id, or, when there is no such file, its entry in a
-// pack.
-func (s *Store) readStoredAt(path string, id ID, b *viewBufs) ([]byte, int64, error) {
+// pack; it decompresses into dst's memory when it is large enough.
+func (s *Store) readStoredAt(path string, id ID, dst []byte) ([]byte, int64, error) {
 	stored, err := regfile.Read(path, MaxInMemory+1<<20)
 	if errors.Is(err, fs.ErrNotExist) {
 		if stored, err = s.readPacked(id); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -245,7 +241,7 @@ func (s *Store) readStoredAt(path string, id ID, b *viewBufs) ([]byte, int64, er
 		}
 		return nil, 0, s.err("read", id, err)
 	}
-	canon, err := s.decodeStored(id, stored, b)
+	canon, err := s.decodeStored(id, stored, dst)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -253,16 +249,9 @@ func (s *Store) readStoredAt(path string, id ID, b *viewBufs) ([]byte, int64, er
 }
 
 // decodeStored decompresses the stored bytes of object id and verifies
-// them; with b, into b.canon's memory when it is large enough.
-func (s *Store) decodeStored(id ID, stored []byte, b *viewBufs) ([]byte, error) {
-	var dst []byte
-	if b != nil {
-		dst = b.canon
-	}
+// them; into dst's memory when it is large enough.
+func (s *Store) decodeStored(id ID, stored, dst []byte) ([]byte, error) {
 	canon, err := decompressInto(stored, dst)
-	if b != nil && err == nil {
-		b.canon = canon
-	}
 	if errors.Is(err, ErrTooLarge) {
 		return nil, s.tooLarge(id)
 	}
@@ -287,8 +276,11 @@ func (s *Store) tooLarge(id ID) error {
 
 // Get reads and verifies an object. Objects over MaxInMemory fail with
 // ErrTooLarge; read them with Open.
-func (s *Store) Get(id ID) (Kind, []byte, error) {
-	canon, err := s.readCanonical(id)
+func (s *Store) Get(id ID) (Kind, []byte, error) { return s.get(id, nil) }
+
+// get is Get, reading into b's memory (readStored).
+func (s *Store) get(id ID, b *viewBufs) (Kind, []byte, error) {
+	canon, _, err := s.readStored(id, b)
 	if err != nil {
 		return KindInvalid, nil, err
 	}
@@ -307,13 +299,9 @@ func (s *Store) Get(id ID) (Kind, []byte, error) {
 func (s *Store) View(id ID, fn func(Kind, []byte) error) error {
 	b := viewPool.Get().(*viewBufs)
 	defer b.put()
-	canon, _, err := s.readStored(id, b)
+	kind, payload, err := s.get(id, b)
 	if err != nil {
 		return err
-	}
-	kind, payload, err := ParseEnvelope(canon)
-	if err != nil {
-		return s.err("read", id, err)
 	}
 	return fn(kind, payload)
 }
