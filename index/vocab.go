@@ -38,11 +38,11 @@ const minVocabSlots = 1 << 12
 func newVocab() *vocab { return newVocabFor(0, 0) }
 
 // newVocabFor returns a vocab sized for about n terms of about size bytes
-// each: growing the table
-// hashes every term again and writes it to a random slot, which for a
-// vocabulary of hundreds of thousands costs more than the lookups that
-// filled it (a quarter of a second of a rebuild of Go's tree). A wrong
-// guess costs little: a table twice too large, or one more doubling.
+// each: growing the table hashes every term again and writes it to a
+// random slot, which for a vocabulary of hundreds of thousands costs more
+// than the lookups that filled it (a quarter of a second of a rebuild of
+// Go's tree). A wrong guess costs little: a table twice too large, or one
+// more doubling.
 func newVocabFor(n, size int) *vocab {
 	slots := minVocabSlots
 	for slots < 2*n && slots < 1<<30 {

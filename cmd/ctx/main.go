@@ -33,7 +33,7 @@ func main() {
 // collector's heap goal (gcfloor.SetFor the memory it may use): not when
 // GOGC or GOMEMLIMIT is set, as the user's settings win. With it a
 // rebuild of the index of Go's source tree collects twice instead of 23
-// times, and a query once instead of ten times (docs/benchmarks.md,
+// times, and a query not at all instead of ten times (docs/benchmarks.md,
 // eighth round).
 func gcFloor(getenv func(string) string) bool {
 	return getenv("GOGC") == "" && getenv("GOMEMLIMIT") == ""

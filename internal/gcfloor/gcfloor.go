@@ -7,8 +7,9 @@
 // and marks all that is live each time (a fifth of the rebuild's user
 // time on Go's source tree); a query that allocates 10 MB collects ten
 // times. With a floor, the process collects only once its heap reaches
-// the floor, and as GOGC says after that: it marks far less, and never
-// holds more than the floor or what GOGC would let it hold.
+// the floor, and as GOGC says after that: it marks far less, and holds
+// about the larger of the floor and what GOGC would let it hold (the
+// runtime's goal also moves with the stacks; see tune).
 //
 // The goal is kept by setting the GC percentage after each collection
 // from the heap it left (a finalizer sees each collection), rather than
@@ -50,9 +51,9 @@ func For(mem uint64) uint64 {
 func Memory() uint64 { return memory() }
 
 // SetFor is Set with the floor For(memory()), found only once the heap
-// has reached FirstFloor: finding the memory costs 80 µs (it reads
-// /proc/self/cgroup and the group's limits on Linux), more than 1% of a
-// search, which never allocates that much; nor does a query.
+// has reached FirstFloor: finding the memory cost a new process about
+// 1 ms (it reads /proc/self/cgroup and the group's limits on Linux), a
+// seventh of a search, which never allocates that much; nor does a query.
 func SetFor(memory func() uint64) (restore func()) {
 	return set(FirstFloor, func() uint64 { return For(memory()) })
 }
@@ -127,6 +128,9 @@ func (t *tuner) arm() {
 	})
 }
 
+// goal is the heap goal of GC percentage pct for a live heap.
+func goal(live uint64, pct int) uint64 { return live + live*uint64(pct)/100 }
+
 // tuned, if set (by tests), is called after each tune a finalizer runs.
 var tuned func()
 
@@ -175,13 +179,13 @@ func (t *tuner) set(live uint64) {
 // backstop is the memory limit for a live heap: twice the larger of the
 // floor and the base percentage's goal.
 func backstop(live, floor uint64, base int) uint64 {
-	return 2 * max(floor, live+live*uint64(base)/100)
+	return 2 * max(floor, goal(live, base))
 }
 
 // percent returns the GC percentage whose goal, live*(1+p/100), is the
 // floor, or base when base's goal is at least the floor.
 func percent(live, floor uint64, base int) int {
-	if live+live*uint64(base)/100 >= floor {
+	if goal(live, base) >= floor {
 		return base
 	}
 	return int(min((floor-live)*100/live, 1<<30))
