@@ -159,8 +159,13 @@ func TestSetShrinksBackToFloor(t *testing.T) {
 	collect() // 96 MiB live: GOGC's goal, 192 MiB
 	held = nil
 	collect() // nothing live: the floor again
-	if n := collections(96); n > 1 {
-		t.Errorf("%d collections of 96 MiB of garbage under a 128 MiB floor after the live heap shrank, want none", n)
+	// The goal itself, not a count of collections of garbage: where the
+	// pacer triggers below its goal varies from run to run.
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	const floor = 128 << 20
+	if ms.NextGC < floor*3/4 || ms.NextGC > floor+floor/8 {
+		t.Errorf("heap goal %d MiB after the live heap shrank under a 128 MiB floor, want about the floor", ms.NextGC>>20)
 	}
 }
 
