@@ -21,11 +21,17 @@
 //     ctx://narrative/PATH. resources/list lists the files present when
 //     it is asked; the template ctx://narrative/{+path} reads any of them.
 //
-// The protocol itself (JSON-RPC 2.0 framing, initialize and version
-// negotiation, ping, cancellation, schema validation of tool arguments)
-// is the official Go SDK's, github.com/modelcontextprotocol/go-sdk. This
-// package adds the tools, the resources and two guarantees of its own:
-// a handler that panics answers an error instead of killing the server,
-// and the server writes nothing but protocol messages on its output (its
-// log goes to Options.Log, stderr for ctx mcp).
+// The protocol is ctx's own (jsonrpc.go, session.go, transport.go): the
+// stdio subset of MCP that the server needs — JSON-RPC 2.0 framing,
+// initialize with version negotiation, ping, cancellation, tools,
+// resources and the list_changed notification — and the JSON schemas of
+// the tools' arguments, derived from their Go input types (schema.go),
+// which also validate and decode each call's arguments. It is small
+// enough to own, and owning it keeps every ctx process free of a protocol
+// library's package initialisers (about a millisecond of every command on
+// the machines measured, docs/benchmarks.md); the official TypeScript SDK
+// client drives it end to end (e2e_test.go). Two guarantees of its own: a
+// handler that panics answers an error instead of killing the server, and
+// the server writes nothing but protocol messages on its output (its log
+// goes to Options.Log, stderr for ctx mcp).
 package mcp

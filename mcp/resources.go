@@ -1,7 +1,8 @@
 package mcp
 
 import (
-	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,10 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ctx-dev/ctx/narrative"
 )
 
 // NarrativeScheme is the prefix of a narrative file's resource URI:
@@ -25,73 +22,65 @@ const NarrativeScheme = "ctx://narrative/"
 // this is damage or a mistake, not something to send a model.
 const maxResourceBytes = 8 << 20
 
-func (s *Server) addResources() {
-	s.mcp.AddResourceTemplate(&sdk.ResourceTemplate{
-		URITemplate: NarrativeScheme + "{+path}",
-		Name:        "narrative",
-		Title:       "ctx narrative file",
-		Description: "A Markdown file of the store's narrative (.ctx/narrative/PATH): overview, decisions, logs, tasks, nodes.",
-		MIMEType:    "text/markdown",
-	}, s.readNarrative)
-	s.refreshResources()
-	// resources/list answers from the SDK's registry: bring it up to
-	// date with the files first, so that a node remembered a moment ago
-	// is listed.
-	s.mcp.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
-		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-			if method == "resources/list" {
-				s.refreshResources()
-			}
-			return next(ctx, method, req)
-		}
-	})
+// resource is a narrative file as resources/list lists it.
+type resource struct {
+	URI         string `json:"uri"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType"`
 }
 
-// narrativeFiles lists the narrative's files, '/'-separated paths under
-// .ctx/narrative/.
-func (s *Server) narrativeFiles() ([]narrative.File, error) {
+// resourceTemplate is a URI template of resources/templates/list.
+type resourceTemplate struct {
+	URITemplate string `json:"uriTemplate"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mimeType"`
+}
+
+// narrativeTemplate names every narrative file, listed or not (RFC 6570
+// reserved expansion: the path keeps its slashes).
+var narrativeTemplate = resourceTemplate{
+	URITemplate: NarrativeScheme + "{+path}",
+	Name:        "narrative",
+	Title:       "ctx narrative file",
+	Description: "A Markdown file of the store's narrative (.ctx/narrative/PATH): overview, decisions, logs, tasks, nodes.",
+	MIMEType:    "text/markdown",
+}
+
+// resources lists the narrative's files as they are now, sorted by path.
+func (s *Server) resources() ([]resource, error) {
 	r, err := s.open()
 	if err != nil {
 		return nil, err
 	}
-	return r.Narrative().Files()
-}
-
-// refreshResources registers a resource for each narrative file and
-// removes those of files gone since. A store that cannot be read keeps
-// the last list (the failure is logged).
-func (s *Server) refreshResources() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	files, err := s.narrativeFiles()
+	files, err := r.Narrative().Files()
 	if err != nil {
-		s.log.Warn("listing narrative files", "err", err)
-		return
+		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, f := range files {
-		uri := NarrativeScheme + f.Path
-		seen[uri] = true
-		if s.narrative[uri] {
-			continue
-		}
-		s.narrative[uri] = true
+	out := make([]resource, len(files))
+	for i, f := range files {
 		desc := f.Role
 		if f.Stream != "" && f.Stream != "main" {
 			desc += " (" + f.Stream + ")"
 		}
-		s.mcp.AddResource(&sdk.Resource{URI: uri, Name: f.Path, Description: desc, MIMEType: "text/markdown"}, s.readNarrative)
+		out[i] = resource{URI: NarrativeScheme + f.Path, Name: f.Path, Description: desc, MIMEType: "text/markdown"}
 	}
-	var gone []string
-	for uri := range s.narrative {
-		if !seen[uri] {
-			gone = append(gone, uri)
-			delete(s.narrative, uri)
-		}
+	return out, nil
+}
+
+// narrativeURIs lists the URIs of the narrative's files, sorted.
+func (s *Server) narrativeURIs() ([]string, error) {
+	list, err := s.resources()
+	if err != nil {
+		return nil, err
 	}
-	if len(gone) > 0 {
-		s.mcp.RemoveResources(gone...)
+	uris := make([]string, len(list))
+	for i, r := range list {
+		uris[i] = r.URI
 	}
+	return uris, nil
 }
 
 // narrativePath returns the path under .ctx/narrative/ that uri names,
@@ -111,41 +100,83 @@ func narrativePath(uri string) (string, error) {
 	return p, nil
 }
 
-// readNarrative reads the narrative file a resource URI names.
-func (s *Server) readNarrative(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-	uri := req.Params.URI
+// resourceContents is the text of a resource read.
+type resourceContents struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType"`
+	Text     string `json:"text"`
+}
+
+// notFound is the error of a resource that does not exist: invalid
+// params with the URI as data (SEP-2164; -32002 before it).
+func notFound(uri string) *rpcError {
+	data, err := marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	if err != nil {
+		data = nil
+	}
+	return &rpcError{Code: codeInvalidParams, Message: "Resource not found", Data: data}
+}
+
+// readResource answers resources/read: the narrative file a URI names.
+func (s *Server) readResource(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		URI string `json:"uri"`
+	}
+	if err := unmarshalParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.URI == "" {
+		return nil, errorf(codeInvalidParams, "invalid params: resources/read without a uri")
+	}
+	text, err := s.readNarrative(p.URI)
+	if err != nil {
+		var rpcErr *rpcError
+		if errors.As(err, &rpcErr) {
+			return nil, rpcErr
+		}
+		return nil, errorf(codeInternalError, "reading %s: %v", p.URI, err)
+	}
+	return struct {
+		Contents []resourceContents `json:"contents"`
+	}{[]resourceContents{{URI: p.URI, MIMEType: "text/markdown", Text: text}}}, nil
+}
+
+// readNarrative reads the narrative file uri names.
+func (s *Server) readNarrative(uri string) (string, error) {
 	p, err := narrativePath(uri)
 	if err != nil {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return "", notFound(uri)
 	}
 	r, err := s.open()
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	// os.Root refuses paths that leave the directory, through ".." or
 	// through a symbolic link anywhere on the way.
 	root, err := os.OpenRoot(r.Narrative().Root)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer root.Close()
 	f, err := root.Open(filepath.FromSlash(p))
 	if err != nil {
-		return nil, sdk.ResourceNotFoundError(uri)
+		return "", notFound(uri)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	switch {
 	case err != nil:
-		return nil, err
+		return "", err
 	case !st.Mode().IsRegular():
-		return nil, sdk.ResourceNotFoundError(uri) // a directory
+		return "", notFound(uri) // a directory
 	case st.Size() > maxResourceBytes:
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a resource read returns", uri, st.Size(), maxResourceBytes)
+		return "", errorf(codeInvalidParams, "%s: %d bytes, more than the %d a resource read returns", uri, st.Size(), maxResourceBytes)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, maxResourceBytes+1))
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: string(b)}}}, nil
+	return string(b), nil
 }

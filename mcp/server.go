@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"runtime/debug"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/repo"
@@ -57,21 +54,47 @@ var (
 	// ErrInvalidArgument is a tool argument the schema lets through but
 	// the tool cannot use (a missing query, a bad tag).
 	ErrInvalidArgument = errors.New("mcp: invalid argument")
-	// ErrInternal is what a client is told when a tool panicked; the log
-	// has the stack.
+	// ErrInternal is what a client is told when a handler panicked; the
+	// log has the stack.
 	ErrInternal = errors.New("mcp: internal error")
 )
 
-// Server is the MCP server of one store.
+// Server is the MCP server of one store. Its tools and resources are
+// fixed at New; Serve may run several sessions, one after another or at
+// once.
 type Server struct {
 	opts Options
 	log  *slog.Logger
-	mcp  *sdk.Server
-	// mu guards narrative: the SDK may handle requests concurrently.
-	mu sync.Mutex
-	// narrative holds the URIs of the narrative resources registered
-	// with mcp, so that a refresh adds and removes only what changed.
-	narrative map[string]bool
+	// tools in the order tools/list gives them, and by name.
+	tools  []*tool
+	byName map[string]*tool
+}
+
+// tool is a registered tool: what tools/list says of it, and its body.
+type tool struct {
+	def toolDef
+	// call decodes the arguments (checked against def.InputSchema) and
+	// runs the tool, returning its result's text. An error is the tool's
+	// failure (an isError result).
+	call func(ctx context.Context, args json.RawMessage) (string, error)
+}
+
+// toolDef is a tool as tools/list describes it.
+type toolDef struct {
+	Name        string           `json:"name"`
+	Title       string           `json:"title,omitempty"`
+	Description string           `json:"description,omitempty"`
+	InputSchema *schema          `json:"inputSchema"`
+	Annotations *toolAnnotations `json:"annotations,omitempty"`
+}
+
+// toolAnnotations are a tool's behaviour hints (MCP 2025-03-26 and
+// later). A nil pointer leaves the hint to the specification's default.
+type toolAnnotations struct {
+	ReadOnlyHint    bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool `json:"openWorldHint,omitempty"`
 }
 
 // instructions is what an MCP client is told about the server at
@@ -101,42 +124,26 @@ func New(opts Options) (*Server, error) {
 	if out == nil {
 		out = io.Discard
 	}
-	s := &Server{opts: opts, log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn})), narrative: map[string]bool{}}
+	s := &Server{opts: opts, log: slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelWarn})), byName: map[string]*tool{}}
 	if _, err := s.open(); err != nil {
 		return nil, err
 	}
-	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "ctx", Title: "ctx", Version: repo.Version}, &sdk.ServerOptions{
-		Instructions: instructions,
-		Logger:       s.log,
-	})
-	s.mcp.AddReceivingMiddleware(s.recoverer)
-	s.addTools()
-	s.addResources()
+	if err := s.addTools(); err != nil {
+		return nil, err
+	}
 	return s, nil
-}
-
-// Run serves one client over the transport until it disconnects or ctx
-// is done.
-func (s *Server) Run(ctx context.Context, t sdk.Transport) error {
-	return s.mcp.Run(ctx, t)
 }
 
 // Serve serves one client speaking newline-delimited JSON-RPC on in and
 // out (the stdio transport of the MCP specification) until in ends or ctx
-// is done. A client that closes its end is a normal end, not an error.
-// A line that is not a JSON-RPC message is answered with a JSON-RPC error
-// and skipped (see stdio).
+// is done. A client that closes its end is a normal end, not an error:
+// Serve first answers every request it has read and the client has not
+// cancelled. A line that is not a JSON-RPC message is answered with a
+// JSON-RPC error and skipped (see decode). Only protocol messages are
+// written on out, each on its own line; writes to out are serialized.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
-	err := s.Run(ctx, &stdio{in: in, out: out})
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	return newSession(s, out).serve(ctx, in)
 }
-
-// MCP returns the SDK server, for a caller that connects its own
-// transport (tests use in-memory ones).
-func (s *Server) MCP() *sdk.Server { return s.mcp }
 
 // open opens the store for one call.
 func (s *Server) open() (*repo.Repo, error) {
@@ -164,50 +171,41 @@ func (s *Server) unlock(w *repo.Writer) {
 	}
 }
 
-// recoverer answers a request whose handler panicked with a JSON-RPC
-// internal error, logging the stack, so that no client input ends the
-// server. (Tools recover on their own, into an isError result.)
-func (s *Server) recoverer(next sdk.MethodHandler) sdk.MethodHandler {
-	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
-				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%v in %s: %v", ErrInternal, method, r)}
-			}
-		}()
-		return next(ctx, method, req)
-	}
-}
-
 // handler is a tool's body: it returns the text of the tool's result.
 type handler[In any] func(ctx context.Context, in In) (text string, err error)
 
-// addTool registers a tool whose input schema is inferred from In. Its
-// handler's error becomes an isError result; a panic becomes ErrInternal,
-// logged with its stack, and the server goes on.
-func addTool[In any](s *Server, t *sdk.Tool, h handler[In]) {
-	sdk.AddTool(s.mcp, t, func(ctx context.Context, _ *sdk.CallToolRequest, in In) (res *sdk.CallToolResult, _ any, err error) {
+// addTool registers a tool whose input schema is derived from In (see
+// schema). Arguments that do not fit the schema, and the handler's
+// error, become an isError result; a panic becomes ErrInternal, logged
+// with its stack, and the server goes on. It fails for an In that has no
+// JSON schema or a name already taken.
+func addTool[In any](s *Server, def toolDef, h handler[In]) error {
+	sc, err := schemaOf(reflect.TypeFor[In]())
+	switch {
+	case err != nil:
+		return fmt.Errorf("tool %s: %w", def.Name, err)
+	case sc.Type != "object":
+		return fmt.Errorf("tool %s: its input must be a struct, not %s", def.Name, reflect.TypeFor[In]())
+	case s.byName[def.Name] != nil:
+		return fmt.Errorf("tool %s: added twice", def.Name)
+	}
+	def.InputSchema = sc
+	t := &tool{def: def, call: func(ctx context.Context, args json.RawMessage) (text string, err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				s.log.Error("tool panicked", "tool", t.Name, "panic", r, "stack", string(debug.Stack()))
-				res, err = errorResult(fmt.Errorf("%w in tool %s: %v", ErrInternal, t.Name, r)), nil
+				s.log.Error("tool panicked", "tool", def.Name, "panic", r, "stack", string(debug.Stack()))
+				text, err = "", fmt.Errorf("%w in tool %s: %v", ErrInternal, def.Name, r)
 			}
 		}()
-		text, err := h(ctx, in)
-		if err != nil {
-			return errorResult(err), nil, nil
+		var in In
+		if err := sc.decodeArgs(args, &in); err != nil {
+			return "", err
 		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, nil, nil
-	})
-}
-
-// errorResult is a tool's failure as the MCP specification has tools
-// report it: a result with isError, the reason as text, so that the model
-// sees it and can correct the call.
-func errorResult(err error) *sdk.CallToolResult {
-	r := &sdk.CallToolResult{}
-	r.SetError(err)
-	return r
+		return h(ctx, in)
+	}}
+	s.tools = append(s.tools, t)
+	s.byName[def.Name] = t
+	return nil
 }
 
 // jsonText renders v as indented JSON, the text of most tools' results,

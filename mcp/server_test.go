@@ -13,10 +13,7 @@ import (
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctx-dev/ctx/gc"
-	"github.com/ctx-dev/ctx/internal/clock"
 	"github.com/ctx-dev/ctx/internal/lockfile"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -66,30 +63,6 @@ func newStore(t *testing.T) string {
 	return r.Root
 }
 
-// connect starts a server on root and returns a client session to it
-// over in-memory transports.
-func connect(t *testing.T, root string) *sdk.ClientSession {
-	t.Helper()
-	s, err := New(Options{Root: root, Clock: clock.Fixed(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)), LockTimeout: 5 * time.Second, Log: testLog{t}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	st, ct := sdk.NewInMemoryTransports()
-	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, st) }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		cancel()
-		<-done
-	})
-	return cs
-}
-
 type testLog struct{ t *testing.T }
 
 func (l testLog) Write(b []byte) (int, error) {
@@ -97,29 +70,10 @@ func (l testLog) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// call calls a tool and returns its text and whether it is an error.
-func call(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if len(res.Content) != 1 {
-		t.Fatalf("%s: %d content blocks, want 1", name, len(res.Content))
-	}
-	tc, ok := res.Content[0].(*sdk.TextContent)
-	if !ok {
-		t.Fatalf("%s: content is %T, want text", name, res.Content[0])
-	}
-	return tc.Text, res.IsError
-}
-
 func TestToolsList(t *testing.T) {
 	cs := connect(t, newStore(t))
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var res toolList
+	cs.result("tools/list", nil, &res)
 	want := map[string][]string{
 		ToolQuery: nil, ToolSearch: {"query"}, ToolRemember: {"content"}, ToolRecall: {"query"},
 		ToolRelate: {"from", "label", "to"}, ToolShow: {"id"}, ToolStatus: nil, ToolStageStart: {"task"}, ToolStageCompact: nil,
@@ -133,7 +87,7 @@ func TestToolsList(t *testing.T) {
 			t.Errorf("unexpected tool %s", tool.Name)
 			continue
 		}
-		b, _ := json.Marshal(tool.InputSchema)
+		b := tool.InputSchema
 		var schema struct {
 			Type     string   `json:"type"`
 			Required []string `json:"required"`
@@ -326,26 +280,25 @@ func mustJSON(t *testing.T, text string, v any) {
 
 func TestUnknownTool(t *testing.T) {
 	cs := connect(t, newStore(t))
-	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
-	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
-		t.Fatalf("unknown tool: err %v, want a JSON-RPC error", err)
+	_, err := cs.rpc("tools/call", map[string]any{"name": "no_such_tool", "arguments": map[string]any{}})
+	if err == nil || err.Code != codeInvalidParams || !strings.Contains(err.Message, "unknown tool") {
+		t.Fatalf("unknown tool: err %v, want a JSON-RPC error %d", err, codeInvalidParams)
 	}
 }
 
 func TestResources(t *testing.T) {
 	root := newStore(t)
 	cs := connect(t, root)
-	ctx := context.Background()
 	text, isErr := call(t, cs, ToolRemember, map[string]any{"type": "decision", "content": "Use the flat-file index"})
 	if isErr {
 		t.Fatal(text)
 	}
 	var rem RememberResult
 	mustJSON(t, text, &rem)
-	list, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
+	var list struct {
+		Resources []resource `json:"resources"`
 	}
+	cs.result("resources/list", nil, &list)
 	nodeURI := NarrativeScheme + strings.TrimPrefix(rem.Node.File, ".ctx/narrative/")
 	var found bool
 	for _, r := range list.Resources {
@@ -357,10 +310,10 @@ func TestResources(t *testing.T) {
 	if !found {
 		t.Fatalf("resources/list lacks %s (the remembered node's file)", nodeURI)
 	}
-	res, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: nodeURI})
-	if err != nil {
-		t.Fatal(err)
+	var res struct {
+		Contents []resourceContents `json:"contents"`
 	}
+	cs.result("resources/read", map[string]any{"uri": nodeURI}, &res)
 	if len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "Use the flat-file index") {
 		t.Fatalf("read %s: %+v", nodeURI, res.Contents)
 	}
@@ -376,8 +329,8 @@ func TestResources(t *testing.T) {
 		NarrativeScheme + "../config.toml", NarrativeScheme + "%2e%2e/config.toml", NarrativeScheme + "/etc/passwd",
 		NarrativeScheme + "no-such.md", NarrativeScheme, "file:///etc/passwd", NarrativeScheme + "a/../../x",
 	} {
-		if _, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: uri}); err == nil {
-			t.Errorf("read %s: no error", uri)
+		if _, err := cs.rpc("resources/read", map[string]any{"uri": uri}); err == nil || err.Code != codeInvalidParams {
+			t.Errorf("read %s: error %v, want %d", uri, err, codeInvalidParams)
 		}
 	}
 }
@@ -436,7 +389,7 @@ func TestServeStdio(t *testing.T) {
 		}
 		byID[strings.Trim(string(mustMarshal(r.ID)), `"`)] = r
 	}
-	want := map[string]int{"1": 0, "21": -32600, "2": -32601, "3": -32602, "4": -32602, "5": 0, "6": 0, "seven": -32002}
+	want := map[string]int{"1": 0, "21": -32600, "2": -32601, "3": -32602, "4": -32602, "5": 0, "6": 0, "seven": codeInvalidParams}
 	for id, code := range want {
 		r, ok := byID[id]
 		switch {
@@ -444,7 +397,7 @@ func TestServeStdio(t *testing.T) {
 			t.Errorf("request %s: no answer", id)
 		case code == 0 && r.Error != nil:
 			t.Errorf("request %s: error %d, want a result", id, r.Error.Code)
-		case code != 0 && (r.Error == nil || r.Error.Code != code && !(id == "seven" && r.Error.Code < 0)):
+		case code != 0 && (r.Error == nil || r.Error.Code != code):
 			t.Errorf("request %s: %+v, want error %d", id, r, code)
 		}
 	}
@@ -499,16 +452,13 @@ func TestToolPanic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addTool(s, &sdk.Tool{Name: "boom"}, func(context.Context, StatusInput) (string, error) { panic("boom") })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	st, ct := sdk.NewInMemoryTransports()
-	go func() { _ = s.Run(ctx, st) }()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
+	if err := addTool(s, toolDef{Name: "boom"}, func(context.Context, StatusInput) (string, error) { panic("boom") }); err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	cs := startClient(t, s)
+	if _, err := cs.rpc("initialize", map[string]any{"protocolVersion": "2025-06-18"}); err != nil {
+		t.Fatal(err)
+	}
 	text, isErr := call(t, cs, "boom", nil)
 	if !isErr || !strings.Contains(text, "internal error") {
 		t.Errorf("panicking tool: isError %v, %q", isErr, text)

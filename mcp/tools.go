@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/hook"
 	"github.com/ctx-dev/ctx/index"
@@ -34,24 +32,28 @@ const (
 	ToolDeactivate   = "deactivate"
 )
 
-func (s *Server) addTools() {
-	ro := &sdk.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
-	// The writing tools add to the store; nothing they do loses data
-	// (MCP assumes a tool destructive unless told otherwise).
+// addTools registers ctx's tools, in the order tools/list gives them.
+// Every tool works on the local store alone (openWorldHint false); the
+// writing ones add to it and lose nothing (destructiveHint false: MCP
+// takes a tool for destructive unless told otherwise).
+func (s *Server) addTools() error {
 	no := false
-	add := &sdk.ToolAnnotations{DestructiveHint: &no}
-	addIdem := &sdk.ToolAnnotations{DestructiveHint: &no, IdempotentHint: true}
-	addTool(s, &sdk.Tool{Name: ToolQuery, Title: "Query ctx", Annotations: ro, Description: "Build a prompt pack for a question or task: the code and narrative (decisions, notes, tasks) of this code base that answer it, ranked and fitted to a token budget (ctx query). Give query (natural language), a where filter over narrative nodes, or both."}, s.query)
-	addTool(s, &sdk.Tool{Name: ToolSearch, Title: "Search ctx", Annotations: ro, Description: "Full-text search of the code, paths, narrative and diagnostics: ranked hits with snippets (ctx search). The query takes words, \"exact phrases\", -word to exclude, and filters type:KIND, tag:TAG, path:PREFIX."}, s.search)
-	addTool(s, &sdk.Tool{Name: ToolRemember, Title: "Remember", Annotations: add, Description: "Add a narrative node: a fact, decision, pattern, observation (note), hypothesis, open-question or task worth keeping (ctx add). The content's first line is its title. Secrets in the content are redacted. Returns the new node."}, s.remember)
-	addTool(s, &sdk.Tool{Name: ToolRecall, Title: "Recall", Annotations: ro, Description: "List narrative nodes by a filter expression (type:decision AND tag:project:x, created:>7d, -has:summary; docs/QUERY.md), highest priority first; a query that is not a filter matches the nodes holding every word."}, s.recall)
-	addTool(s, &sdk.Tool{Name: ToolRelate, Title: "Relate", Annotations: addIdem, Description: "Assert an edge FROM LABEL TO between nodes, files, directories, symbols or commits (ctx relate), committed at once (in a staging session: a step). Idempotent: an edge already there is reported present."}, s.relate)
-	addTool(s, &sdk.Tool{Name: ToolShow, Title: "Show a node", Annotations: ro, Description: "Show one narrative node by id or unique id prefix (ctx show): its content, type, tags, tier, state and file; with_edges adds its edges."}, s.show)
-	addTool(s, &sdk.Tool{Name: ToolStatus, Title: "Store status", Annotations: ro, Description: "The store's state (ctx status): heads, active staging session, nodes per type and tier, uncommitted narrative, index freshness, narrative problems."}, s.status)
-	addTool(s, &sdk.Tool{Name: ToolStageStart, Title: "Start a staging session", Annotations: add, Description: "Start a staging session for a task (ctx stage start): every write becomes a step of it until stage_compact squashes them into one commit."}, s.stageStart)
-	addTool(s, &sdk.Tool{Name: ToolStageCompact, Title: "Compact a staging session", Annotations: add, Description: "Squash a staging session's steps into one commit on main, with a summary in today's log (ctx stage compact); the session ends unless continue is set."}, s.stageCompact)
-	addTool(s, &sdk.Tool{Name: ToolActivate, Title: "Activate in the working set", Annotations: addIdem, Description: "Load objects of an agent session's working set into its active content (ctx context activate): files (an [unread] stub is read first) or tool outputs, by id, tool call id or path."}, s.activate)
-	addTool(s, &sdk.Tool{Name: ToolDeactivate, Title: "Deactivate in the working set", Annotations: addIdem, Description: "Take objects out of an agent session's active content (ctx context deactivate); they stay in its metadata pool."}, s.deactivate)
+	ro := &toolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &no}
+	add := &toolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}
+	addIdem := &toolAnnotations{DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no}
+	return errors.Join(
+		addTool(s, toolDef{Name: ToolQuery, Title: "Query ctx", Annotations: ro, Description: "Build a prompt pack for a question or task: the code and narrative (decisions, notes, tasks) of this code base that answer it, ranked and fitted to a token budget (ctx query). Give query (natural language), a where filter over narrative nodes, or both."}, s.query),
+		addTool(s, toolDef{Name: ToolSearch, Title: "Search ctx", Annotations: ro, Description: "Full-text search of the code, paths, narrative and diagnostics: ranked hits with snippets (ctx search). The query takes words, \"exact phrases\", -word to exclude, and filters type:KIND, tag:TAG, path:PREFIX."}, s.search),
+		addTool(s, toolDef{Name: ToolRemember, Title: "Remember", Annotations: add, Description: "Add a narrative node: a fact, decision, pattern, observation (note), hypothesis, open-question or task worth keeping (ctx add). The content's first line is its title. Secrets in the content are redacted. Returns the new node."}, s.remember),
+		addTool(s, toolDef{Name: ToolRecall, Title: "Recall", Annotations: ro, Description: "List narrative nodes by a filter expression (type:decision AND tag:project:x, created:>7d, -has:summary; docs/QUERY.md), highest priority first; a query that is not a filter matches the nodes holding every word."}, s.recall),
+		addTool(s, toolDef{Name: ToolRelate, Title: "Relate", Annotations: addIdem, Description: "Assert an edge FROM LABEL TO between nodes, files, directories, symbols or commits (ctx relate), committed at once (in a staging session: a step). Idempotent: an edge already there is reported present."}, s.relate),
+		addTool(s, toolDef{Name: ToolShow, Title: "Show a node", Annotations: ro, Description: "Show one narrative node by id or unique id prefix (ctx show): its content, type, tags, tier, state and file; with_edges adds its edges."}, s.show),
+		addTool(s, toolDef{Name: ToolStatus, Title: "Store status", Annotations: ro, Description: "The store's state (ctx status): heads, active staging session, nodes per type and tier, uncommitted narrative, index freshness, narrative problems."}, s.status),
+		addTool(s, toolDef{Name: ToolStageStart, Title: "Start a staging session", Annotations: add, Description: "Start a staging session for a task (ctx stage start): every write becomes a step of it until stage_compact squashes them into one commit."}, s.stageStart),
+		addTool(s, toolDef{Name: ToolStageCompact, Title: "Compact a staging session", Annotations: add, Description: "Squash a staging session's steps into one commit on main, with a summary in today's log (ctx stage compact); the session ends unless continue is set."}, s.stageCompact),
+		addTool(s, toolDef{Name: ToolActivate, Title: "Activate in the working set", Annotations: addIdem, Description: "Load objects of an agent session's working set into its active content (ctx context activate): files (an [unread] stub is read first) or tool outputs, by id, tool call id or path."}, s.activate),
+		addTool(s, toolDef{Name: ToolDeactivate, Title: "Deactivate in the working set", Annotations: addIdem, Description: "Take objects out of an agent session's active content (ctx context deactivate); they stay in its metadata pool."}, s.deactivate),
+	)
 }
 
 // QueryInput is the query tool's arguments.

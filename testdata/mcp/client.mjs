@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [ctxBin, project] = process.argv.slice(2);
 if (!ctxBin || !project) {
@@ -27,6 +28,11 @@ const transport = new StdioClientTransport({
   stderr: "inherit",
 });
 const client = new Client({ name: "ctx-e2e", version: "1.0.0" });
+// The server tells of new narrative files after a tool that writes them.
+let listChanged = 0;
+client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+  listChanged++;
+});
 await client.connect(transport);
 
 // initialize: the server says who it is and what it offers.
@@ -65,6 +71,7 @@ const rem = JSON.parse(await call("remember", {
 }));
 const id = rem.node.id;
 check(/^[0-9a-z]+$/.test(id) && rem.node.type === "decision", `remember: ${JSON.stringify(rem)}`);
+check(listChanged === 1, `notifications/resources/list_changed after remember: ${listChanged}`);
 
 const recall = JSON.parse(await call("recall", { query: "type:decision AND tag:area:net" }));
 check(recall.nodes.length === 1 && recall.nodes[0].id === id, `recall: ${JSON.stringify(recall)}`);
@@ -106,6 +113,10 @@ await call("activate", { ids: ["ffffffffffff"], agent: "ts" }, true);
 // Errors: bad arguments are an isError result, an unknown tool a JSON-RPC error.
 const bad = await call("remember", { type: "poem", content: "x" }, true);
 check(bad.includes("poem"), `bad type: ${bad}`);
+const fraction = await call("search", { query: "Backoff", limit: 2.5 }, true);
+check(fraction.includes("limit") && fraction.includes("whole number"), `fractional limit: ${fraction}`);
+const unknownArg = await call("status", { verbose: true }, true);
+check(unknownArg.includes("verbose"), `unknown argument: ${unknownArg}`);
 await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }), (err) => err.code === -32602);
 checks++;
 
@@ -117,6 +128,8 @@ check(resources.some((r) => r.uri === uri), `resources/list lacks ${uri}: ${reso
 const read = await client.readResource({ uri });
 check(read.contents[0]?.text.includes("Retry with exponential backoff"), `resources/read: ${JSON.stringify(read)}`);
 check(read.contents[0]?.mimeType === "text/markdown", "resource MIME type");
+await assert.rejects(client.readResource({ uri: "ctx://narrative/no-such.md" }), (err) => err.code === -32602);
+checks++;
 const templates = await client.listResourceTemplates();
 check(templates.resourceTemplates.some((t) => t.uriTemplate === "ctx://narrative/{+path}"), "resource template");
 
