@@ -24,6 +24,10 @@ func FuzzDecode(f *testing.F) {
 		`{"jsonrpc":"2.0","method":7}`,
 		`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`,
 		`garbage{`, `""`, `null`, `{}`, "\x00", `{"jsonrpc":"2.0","id":1e400,"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","Method":"ping"}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":[{"b":1,"b":2}]}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -67,7 +71,7 @@ func FuzzDecode(f *testing.F) {
 		if again.Method != msg.Method || idKey(again.ID) != idKey(msg.ID) || (again.ID == nil) != (msg.ID == nil) || string(again.Params) != string(msg.Params) {
 			t.Fatalf("round trip of %q: %+v, want %+v", line, again, msg)
 		}
-		if msg.ID != nil && !validID(msg.ID) {
+		if msg.isRequest() && !validID(msg.ID) {
 			t.Fatalf("%q: accepted the id %s", line, msg.ID)
 		}
 	})

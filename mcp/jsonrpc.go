@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 )
 
 // The JSON-RPC 2.0 error codes the server answers with (JSON-RPC 2.0 §5.1;
@@ -60,13 +62,21 @@ type envelope struct {
 }
 
 // decode reads one line of input: a JSON-RPC message (msg), or else the
-// error response to send back (reply), one line of JSON. Exactly one of
-// the two is non-nil. A line that is not JSON is a parse error with id
-// null; valid JSON that is not a JSON-RPC 2.0 message (a batch, a
-// scalar, a wrong "jsonrpc", an id that is neither a string nor a number,
-// a method that is empty or not a string, a message that is neither a
-// request nor a response) is an invalid request, with the line's id when
-// it has a usable one (JSON-RPC 2.0 §5).
+// error response to send back (reply), one line of JSON. At most one of
+// the two is non-nil: a response from the client (which the server never
+// asked for) is msg with no method, whatever its id, and is never
+// answered. A line that is not JSON is a parse error with id null; valid
+// JSON that is not a JSON-RPC 2.0 message (a batch, a scalar, an object
+// with a key twice, a wrong "jsonrpc", an id that is neither a string nor
+// a number, a method that is empty or not a string, a message that is
+// neither a request nor a response) is an invalid request, with the
+// line's id when it has a usable one (JSON-RPC 2.0 §5).
+//
+// Keys are matched exactly, as JSON-RPC's peers written in other
+// languages match them: "Method" is not "method". A key twice, at any
+// depth, is refused rather than decided (Go would take the last, a
+// JavaScript proxy the last, another parser the first): what runs must
+// not depend on who reads the line.
 func decode(line []byte) (msg *message, reply []byte) {
 	if !json.Valid(line) {
 		return nil, errorReply(nil, codeParseError, "parse error: not a JSON value")
@@ -79,42 +89,99 @@ func decode(line []byte) (msg *message, reply []byte) {
 		}
 		return nil, errorReply(nil, codeInvalidRequest, "invalid request: "+what)
 	}
-	var e envelope
-	if err := json.Unmarshal(line, &e); err != nil {
-		// A field of the wrong type: "method": 7, say.
-		var probe struct {
-			ID json.RawMessage `json:"id"`
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(line, &fields) // a valid object
+	id := fields["id"]
+	if err := uniqueKeys(line); err != nil {
+		if err.key == "id" && err.depth == 1 {
+			id = nil // which id is meant is the question
 		}
-		_ = json.Unmarshal(line, &probe) // the line is a valid object
-		return nil, errorReply(probe.ID, codeInvalidRequest, "invalid request: "+err.Error())
+		return nil, errorReply(id, codeInvalidRequest, "invalid request: "+err.Error())
+	}
+	_, hasMethod := fields["method"]
+	if _, hasResult := fields["result"]; !hasMethod && (hasResult || fields["error"] != nil) {
+		return &message{ID: id}, nil
 	}
 	invalid := func(what string) (*message, []byte) {
-		return nil, errorReply(e.ID, codeInvalidRequest, "invalid request: "+what)
+		return nil, errorReply(id, codeInvalidRequest, "invalid request: "+what)
 	}
-	if e.JSONRPC != "2.0" {
+	var version string
+	if json.Unmarshal(fields["jsonrpc"], &version) != nil || version != "2.0" {
 		return invalid(`"jsonrpc" must be "2.0"`)
 	}
-	if e.ID != nil && !validID(e.ID) {
+	if id != nil && !validID(id) {
 		return invalid("the id must be a string or a number")
 	}
-	if isNull(e.Params) {
-		e.Params = nil
+	var method string
+	if raw := fields["method"]; raw != nil && json.Unmarshal(raw, &method) != nil {
+		return invalid("the method must be a string, not " + string(raw))
+	}
+	params := fields["params"]
+	if isNull(params) {
+		params = nil
 	}
 	switch {
-	case e.Method != "":
-		if e.Result != nil || e.Error != nil {
+	case method != "":
+		if _, ok := fields["result"]; ok || fields["error"] != nil {
 			return invalid("a request has no result or error")
 		}
-		return &message{ID: e.ID, Method: e.Method, Params: e.Params}, nil
-	case e.Result != nil || e.Error != nil:
-		if e.ID == nil {
-			return invalid("a response has an id")
-		}
-		return &message{ID: e.ID}, nil
-	case bytes.Contains(line, []byte(`"method"`)):
+		return &message{ID: id, Method: method, Params: params}, nil
+	case hasMethod:
 		return invalid("the method is empty")
 	default:
 		return invalid("neither a request (a method) nor a response (a result or an error)")
+	}
+}
+
+// duplicateKey is a key an object has twice; depth 1 is the message's
+// own object.
+type duplicateKey struct {
+	key   string
+	depth int
+}
+
+func (d *duplicateKey) Error() string {
+	return fmt.Sprintf("the key %q twice in one object: a key is given once", d.key)
+}
+
+// uniqueKeys reports the first key that an object of the JSON value raw
+// has twice, at any depth, or nil. raw is valid JSON.
+func uniqueKeys(raw []byte) *duplicateKey {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	// Each open container: nil for an array, the keys seen for an object.
+	var open []map[string]bool
+	expectKey := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil // the end (raw is valid)
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				open = append(open, map[string]bool{})
+				expectKey = true
+				continue
+			case '[':
+				open = append(open, nil)
+			default:
+				open = open[:len(open)-1]
+			}
+		case string:
+			if expectKey {
+				keys := open[len(open)-1]
+				if keys[t] {
+					return &duplicateKey{key: t, depth: len(open)}
+				}
+				keys[t] = true
+				expectKey = false
+				continue
+			}
+		}
+		// After a value: the next token is a key if its container is an
+		// object.
+		expectKey = len(open) > 0 && open[len(open)-1] != nil
 	}
 }
 
@@ -197,15 +264,22 @@ func validID(id json.RawMessage) bool {
 
 // idKey is the identity of a request id for the table of requests in
 // progress: a string id and a number id never share one, and equal
-// numbers written alike do.
+// numbers do however they are written (1, 1.0 and 1e0), when they are
+// whole and within float64's exact integers; other numbers by their text.
 func idKey(id json.RawMessage) string {
 	var s string
 	if json.Unmarshal(id, &s) == nil {
 		return "s" + s
 	}
 	var n json.Number
-	if json.Unmarshal(id, &n) == nil {
-		return "n" + n.String()
+	if json.Unmarshal(id, &n) != nil {
+		return "r" + string(id)
 	}
-	return "r" + string(id)
+	if i, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
+		return "n" + strconv.FormatInt(i, 10)
+	}
+	if f, err := strconv.ParseFloat(n.String(), 64); err == nil && f == math.Trunc(f) && math.Abs(f) <= 1<<53 {
+		return "n" + strconv.FormatInt(int64(f), 10)
+	}
+	return "n" + n.String()
 }

@@ -11,6 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctx-dev/ctx/internal/regfile"
 )
 
 // NarrativeScheme is the prefix of a narrative file's resource URI:
@@ -160,17 +162,16 @@ func (s *Server) readNarrative(uri string) (string, error) {
 		return "", err
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(p))
+	// Not a FIFO's open, which would wait for a writer that never comes.
+	f, err := regfile.OpenIn(root, filepath.FromSlash(p))
 	if err != nil {
-		return "", notFound(uri)
+		return "", notFound(uri) // also a directory, a FIFO or a device
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	switch {
 	case err != nil:
 		return "", err
-	case !st.Mode().IsRegular():
-		return "", notFound(uri) // a directory
 	case st.Size() > maxResourceBytes:
 		return "", errorf(codeInvalidParams, "%s: %d bytes, more than the %d a resource read returns", uri, st.Size(), maxResourceBytes)
 	}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strconv"
@@ -158,6 +158,12 @@ func (s *schema) decodeArgs(raw json.RawMessage, dst any) error {
 	if isNull(raw) {
 		raw = json.RawMessage("{}")
 	}
+	if !json.Valid(raw) {
+		return fmt.Errorf("invalid arguments: not JSON")
+	}
+	if err := uniqueKeys(raw); err != nil {
+		return fmt.Errorf("invalid arguments: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
@@ -287,32 +293,59 @@ func (s *schema) assignObject(out reflect.Value, m map[string]any, where string)
 }
 
 // setInteger stores the JSON number n in the integer out: a whole
-// number (2, 2.0 and 2e3 are; 2.5 is not) in out's range.
+// number (2, 2.0 and 2e3 are; 2.5 and 1e-400 are not) in out's range,
+// decided on the exact decimal value, not through a float64 that would
+// round 12345678901234567.5 to a whole number.
 func setInteger(out reflect.Value, n json.Number, where string) error {
-	i, err := strconv.ParseInt(n.String(), 10, 64)
-	if err != nil {
-		f, ferr := strconv.ParseFloat(n.String(), 64)
-		switch {
-		case ferr == nil && f != math.Trunc(f):
-			return fmt.Errorf("%s: %s is not a whole number, want an integer", where, n)
-		case ferr != nil || f < math.MinInt64 || f >= math.MaxInt64:
-			return fmt.Errorf("%s: %s is out of range", where, n)
-		}
-		i = int64(f)
+	v, whole := wholeNumber(n.String())
+	switch {
+	case !whole:
+		return fmt.Errorf("%s: %s is not a whole number, want an integer", where, n)
+	case v == nil:
+		return fmt.Errorf("%s: %s is out of range", where, n)
 	}
 	switch out.Kind() {
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if i < 0 || out.OverflowUint(uint64(i)) {
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if !v.IsUint64() || out.OverflowUint(v.Uint64()) {
 			return fmt.Errorf("%s: %s is out of range", where, n)
 		}
-		out.SetUint(uint64(i))
+		out.SetUint(v.Uint64())
 	default:
-		if out.OverflowInt(i) {
+		if !v.IsInt64() || out.OverflowInt(v.Int64()) {
 			return fmt.Errorf("%s: %s is out of range", where, n)
 		}
-		out.SetInt(i)
+		out.SetInt(v.Int64())
 	}
 	return nil
+}
+
+// wholeNumber is the exact value of the JSON number s if it is a whole
+// number (whole), or nil for a whole number too large for any argument.
+// An exponent beyond ±400 is judged without big.Rat, which would build
+// the power (1e999999999 would take gigabytes): zero is whole, anything
+// else is out of range or a fraction.
+func wholeNumber(s string) (v *big.Int, whole bool) {
+	if i, ok := new(big.Int).SetString(s, 10); ok {
+		return i, true // the common case: written as an integer
+	}
+	mant, exp, hasExp := strings.Cut(strings.ToLower(s), "e")
+	if hasExp {
+		e, err := strconv.Atoi(exp)
+		if err != nil || e > 400 || e < -400 {
+			switch {
+			case strings.Trim(mant, "-+0.") == "":
+				return new(big.Int), true
+			case strings.HasPrefix(exp, "-"):
+				return nil, false
+			}
+			return nil, true
+		}
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok || !r.IsInt() {
+		return nil, false
+	}
+	return r.Num(), true
 }
 
 // describe names the JSON type of v, a decoded value, for an error.

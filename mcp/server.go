@@ -141,6 +141,12 @@ func New(opts Options) (*Server, error) {
 // cancelled. A line that is not a JSON-RPC message is answered with a
 // JSON-RPC error and skipped (see decode). Only protocol messages are
 // written on out, each on its own line; writes to out are serialized.
+//
+// When ctx is done, the requests in progress are cancelled and not
+// answered, and Serve returns without waiting for in: a read of in that
+// is blocked then stays so, on a goroutine of its own, until in yields
+// or fails, and what it reads is dropped. Give Serve an in of its own
+// (a process's stdin, a pipe), not one whose later bytes matter.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	return newSession(s, out).serve(ctx, in)
 }

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/ctx-dev/ctx/repo"
@@ -68,6 +70,13 @@ func (ss *session) serve(ctx context.Context, in io.Reader) error {
 	for {
 		select {
 		case <-ctx.Done():
+			// The server is stopping, not the calls failing: what they
+			// would answer now ("context canceled") is not theirs to say.
+			ss.mu.Lock()
+			for _, c := range ss.calls {
+				c.cancelled = true
+			}
+			ss.mu.Unlock()
 			cancelAll()
 			ss.wg.Wait()
 			return nil
@@ -89,9 +98,19 @@ func (ss *session) serve(ctx context.Context, in io.Reader) error {
 }
 
 // handle answers one line; its error is a failed write of the output,
-// which ends the session.
-func (ss *session) handle(ctx context.Context, line []byte) error {
+// which ends the session. A panic in what it runs on the reader's
+// goroutine (initialize, a notification) is answered as one in a
+// handler is.
+func (ss *session) handle(ctx context.Context, line []byte) (err error) {
 	msg, reply := decode(line)
+	defer func() {
+		if r := recover(); r != nil {
+			ss.s.log.Error("handler panicked", "line", truncate(line, 200), "panic", r, "stack", string(debug.Stack()))
+			if reply == nil && msg.isRequest() {
+				err = ss.out.writeLine(errorReply(msg.ID, codeInternalError, fmt.Sprintf("%v in %s: %v", ErrInternal, msg.Method, r)))
+			}
+		}
+	}()
 	switch {
 	case reply != nil:
 		return ss.out.writeLine(reply)
@@ -160,7 +179,7 @@ func (ss *session) notification(msg *message) {
 		var p struct {
 			RequestID json.RawMessage `json:"requestId"`
 		}
-		if json.Unmarshal(msg.Params, &p) != nil || !validID(p.RequestID) {
+		if unmarshalParams(msg.Params, &p) != nil || !validID(p.RequestID) {
 			ss.s.log.Warn("a cancellation without a request id: ignored", "params", string(msg.Params))
 			return
 		}
@@ -355,16 +374,29 @@ func (ss *session) listResources() (any, *rpcError) {
 }
 
 // unmarshalParams decodes a request's params, an object (absent is an
-// empty one), into p; anything else is invalid params.
+// empty one), into the struct p points to. Keys match p's json tags
+// exactly, not regardless of case as encoding/json would have it: a
+// "Name" beside "name" in tools/call must not choose the tool. Other
+// keys (_meta, say) are ignored. Anything but an object is invalid
+// params.
 func unmarshalParams(params json.RawMessage, p any) *rpcError {
 	if isNull(params) {
 		return nil
 	}
-	if params[0] != '{' {
+	var fields map[string]json.RawMessage
+	if params[0] != '{' || json.Unmarshal(params, &fields) != nil {
 		return errorf(codeInvalidParams, "invalid params: want an object, not %s", params)
 	}
-	if err := json.Unmarshal(params, p); err != nil {
-		return errorf(codeInvalidParams, "invalid params: %v", err)
+	v := reflect.ValueOf(p).Elem()
+	for i := range v.NumField() {
+		name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
+		raw, ok := fields[name]
+		if !ok {
+			continue
+		}
+		if err := json.Unmarshal(raw, v.Field(i).Addr().Interface()); err != nil {
+			return errorf(codeInvalidParams, "invalid params: %s: %v", name, err)
+		}
 	}
 	return nil
 }
@@ -382,4 +414,12 @@ func noCursor(params json.RawMessage) *rpcError {
 		return errorf(codeInvalidParams, "invalid params: cursor %q: the server gives every list in one page, and no cursor", *p.Cursor)
 	}
 	return nil
+}
+
+// truncate is the first n bytes of b, for a log line.
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
 }

@@ -23,11 +23,17 @@ type rawSession struct {
 
 func startRaw(t *testing.T, s *Server) *rawSession {
 	t.Helper()
+	return startRawCtx(t, context.Background(), s)
+}
+
+// startRawCtx is startRaw with the context Serve runs under.
+func startRawCtx(t *testing.T, ctx context.Context, s *Server) *rawSession {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	rs := &rawSession{t: t, w: inW, out: make(chan string, 100), done: make(chan error, 1)}
 	go func() {
-		err := s.Serve(context.Background(), inR, outW)
+		err := s.Serve(ctx, inR, outW)
 		outW.Close()
 		rs.done <- err
 	}()
@@ -257,5 +263,116 @@ func TestListChanged(t *testing.T) {
 	}
 	if got := pending(); len(got) != 0 {
 		t.Errorf("after status: notifications %q, want none", got)
+	}
+}
+
+// TestServeStopping checks that the requests in progress when the
+// server is stopped (its context done) are not answered: "context
+// canceled" would read as the tool's failure.
+func TestServeStopping(t *testing.T) {
+	root := newStore(t)
+	r, err := repo.Open(root, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rs := startRawCtx(t, ctx, newServer(t, root))
+	rs.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
+	rs.next()
+	rs.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"content":"waits"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if id, _, err := answer(t, rs.next()); id != "3" || err != nil {
+		t.Fatalf("ping: id %s, error %v", id, err)
+	}
+	// The remember call is in progress: its line was handled before the ping's.
+	cancel()
+	if err := <-rs.done; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	rs.done <- nil // for close
+	if rest := rs.close(); len(rest) != 0 {
+		t.Errorf("answered after the server was stopped: %q", rest)
+	}
+}
+
+// TestExactKeys checks that what runs does not depend on how a reader
+// treats keys that differ only in case, or a key given twice.
+func TestExactKeys(t *testing.T) {
+	c := connect(t, newStore(t))
+	// encoding/json alone would take "Name" for "name" (the last wins).
+	text, isErr := call(t, c, "status", nil)
+	if isErr {
+		t.Fatal(text)
+	}
+	res, rpcErr := c.rpc("tools/call", map[string]any{"name": "status", "Name": "remember", "arguments": map[string]any{}})
+	if rpcErr != nil {
+		t.Fatal(rpcErr)
+	}
+	var got callToolResult
+	if err := json.Unmarshal(res, &got); err != nil || got.IsError || !strings.Contains(got.Content[0].Text, `"index"`) {
+		t.Fatalf("tools/call of status beside \"Name\": remember: %s", res)
+	}
+	select {
+	case n := <-c.notes:
+		t.Fatalf("notification %s: a tool wrote", n)
+	default:
+	}
+	if _, rpcErr := c.rpc("tools/call", map[string]any{"Name": "status"}); rpcErr == nil || rpcErr.Code != codeInvalidParams {
+		t.Fatalf(`tools/call with "Name" alone: %v, want unknown tool`, rpcErr)
+	}
+}
+
+func TestDecodeExact(t *testing.T) {
+	for _, tc := range []struct {
+		line, method, id string
+		response         bool
+		code             int
+	}{
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","Method":"ping"}`, method: "x", id: "1"},
+		{line: `{"jsonrpc":"2.0","id":1,"Method":"ping"}`, id: "1", code: codeInvalidRequest},
+		{line: `{"JSONRPC":"2.0","id":1,"method":"ping"}`, id: "1", code: codeInvalidRequest},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`, id: "1", code: codeInvalidRequest},
+		{line: `{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}`, id: "null", code: codeInvalidRequest},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[{"b":1,"b":2}]}}`, id: "1", code: codeInvalidRequest},
+		{line: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[{"b":1},{"b":2}],"b":3}}`, method: "x", id: "1"},
+		// Responses are never answered, whatever their id.
+		{line: `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`, response: true, id: "null"},
+		{line: `{"jsonrpc":"2.0","id":7,"result":{}}`, response: true, id: "7"},
+		{line: `{"id":[1],"result":null}`, response: true, id: "[1]"},
+	} {
+		msg, reply := decode([]byte(tc.line))
+		switch {
+		case tc.code != 0:
+			id, _, err := answer(t, string(reply))
+			if err == nil || err.Code != tc.code || id != tc.id {
+				t.Errorf("%s: reply %s, want error %d with id %s", tc.line, reply, tc.code, tc.id)
+			}
+		case reply != nil:
+			t.Errorf("%s: reply %s, want a message", tc.line, reply)
+		case tc.response != msg.isResponse() || msg.Method != tc.method || string(msg.ID) != tc.id:
+			t.Errorf("%s: %+v", tc.line, msg)
+		}
+	}
+}
+
+func TestIDKey(t *testing.T) {
+	same := [][]string{{"1", "1.0", "1e0", "10e-1", "0.1e1"}, {"0", "-0", "0.0"}, {`"1"`}, {"9007199254740993"}, {"9007199254740992", "9007199254740992.0"}, {"1.5", "1.5"}}
+	for i, group := range same {
+		for _, id := range group {
+			if k, want := idKey(json.RawMessage(id)), idKey(json.RawMessage(group[0])); k != want {
+				t.Errorf("idKey(%s) = %q, want %q as for %s", id, k, want, group[0])
+			}
+			for j, other := range same {
+				if j != i && idKey(json.RawMessage(id)) == idKey(json.RawMessage(other[0])) {
+					t.Errorf("idKey(%s) = idKey(%s)", id, other[0])
+				}
+			}
+		}
 	}
 }

@@ -22,10 +22,25 @@ var ErrTooLarge = errors.New("regfile: file too large")
 // a FIFO. Errors wrap fs.ErrNotExist for a missing file and ErrNotRegular
 // for anything but a regular file.
 func Open(path string) (*os.File, error) {
-	f, err := openNonblock(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|nonblock, 0)
 	if err != nil {
 		return nil, err
 	}
+	return regular(f, path)
+}
+
+// OpenIn is Open of name inside root: os.Root's refusal of paths that
+// leave it, and Open's of anything but a regular file.
+func OpenIn(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|nonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	return regular(f, name)
+}
+
+// regular returns f if it is a regular file, else closes it.
+func regular(f *os.File, name string) (*os.File, error) {
 	st, err := f.Stat()
 	if err != nil {
 		_ = f.Close()
@@ -33,7 +48,7 @@ func Open(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		_ = f.Close()
-		return nil, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
+		return nil, fmt.Errorf("%s: %w (%s)", name, ErrNotRegular, st.Mode().Type())
 	}
 	return f, nil
 }
