@@ -472,16 +472,7 @@ func TestToolPanic(t *testing.T) {
 // waited for at the end of the input: the server exits though the call
 // is still waiting for the writer lock.
 func TestServeCancelled(t *testing.T) {
-	root := newStore(t)
-	r, err := repo.Open(root, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := r.Lock(context.Background(), repo.LockOptions{Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Unlock()
+	root := lockedStore(t)
 	s, err := New(Options{Root: root, LockTimeout: time.Minute, Log: testLog{t}})
 	if err != nil {
 		t.Fatal(err)

@@ -205,16 +205,7 @@ func TestLifecycle(t *testing.T) {
 // progress: its id is not taken again meanwhile, and once the client
 // cancels it, it is never answered, while the session goes on.
 func TestCancelledNotAnswered(t *testing.T) {
-	root := newStore(t)
-	r, err := repo.Open(root, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := r.Lock(context.Background(), repo.LockOptions{Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Unlock()
+	root := lockedStore(t)
 	rs := startRaw(t, newServer(t, root))
 	rs.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`)
 	rs.next()
@@ -270,16 +261,7 @@ func TestListChanged(t *testing.T) {
 // server is stopped (its context done) are not answered: "context
 // canceled" would read as the tool's failure.
 func TestServeStopping(t *testing.T) {
-	root := newStore(t)
-	r, err := repo.Open(root, repo.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := r.Lock(context.Background(), repo.LockOptions{Command: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Unlock()
+	root := lockedStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	rs := startRawCtx(t, ctx, newServer(t, root))
@@ -375,4 +357,21 @@ func TestIDKey(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockedStore is newStore with its writer lock held by the test until it
+// ends: a writing tool called meanwhile stays in progress.
+func lockedStore(t *testing.T) string {
+	t.Helper()
+	root := newStore(t)
+	r, err := repo.Open(root, repo.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Lock(context.Background(), repo.LockOptions{Command: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Unlock() })
+	return root
 }
