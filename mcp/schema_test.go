@@ -10,9 +10,9 @@ import (
 // argsFixture has a field of every kind the schema knows.
 type argsFixture struct {
 	Name  string   `json:"name" jsonschema:"A name."`
-	Count int      `json:"count,omitempty"`
+	Count int64    `json:"count,omitempty"`
 	Small int8     `json:"small,omitempty"`
-	Size  uint     `json:"size,omitempty"`
+	Size  uint64   `json:"size,omitempty"`
 	Ratio float64  `json:"ratio,omitempty"`
 	On    bool     `json:"on,omitempty"`
 	Maybe *bool    `json:"maybe,omitempty"`
