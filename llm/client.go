@@ -56,7 +56,8 @@ type Options struct {
 	// caller reads it from the environment; it is never stored.
 	APIKey string
 	// Timeout is how long a request may go without receiving anything
-	// (response headers, or the next bytes of the body).
+	// (response headers, or the next bytes of the body). The time OnText
+	// takes does not count: a slow reader is not a silent server.
 	Timeout time.Duration
 	// Retries is how many times a request the server refused before
 	// reading it (connection refused, HTTP 429 or 503) is sent again.
@@ -259,7 +260,17 @@ func (o *Options) attempt(ctx context.Context, ep *url.URL, body []byte) (*Respo
 		return nil, se
 	}
 	r := &idleReader{r: res.Body, timer: idle, d: o.Timeout}
-	resp, err := o.read(res, r)
+	// The time the caller takes with each piece is not the server's
+	// silence: the clock stops while OnText runs.
+	onText := o.OnText
+	if onText != nil {
+		onText = func(text string) error {
+			idle.Stop()
+			defer idle.Reset(o.Timeout)
+			return o.OnText(text)
+		}
+	}
+	resp, err := o.read(res, r, onText)
 	if err != nil {
 		return nil, o.failure(ctx, rctx, err, false)
 	}
@@ -289,10 +300,10 @@ func (o *Options) failure(ctx, rctx context.Context, err error, beforeResponse b
 
 // read decodes a successful response: server-sent events, or one JSON
 // body.
-func (o *Options) read(res *http.Response, body io.Reader) (*Response, error) {
+func (o *Options) read(res *http.Response, body io.Reader, onText func(string) error) (*Response, error) {
 	br := bufio.NewReader(body)
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
-	a := &assembler{api: o.API, onText: o.OnText, resp: &Response{Slot: -1}}
+	a := &assembler{api: o.API, onText: onText, resp: &Response{Slot: -1}}
 	if mt == "text/event-stream" || mt != "application/json" && looksLikeEvents(br) {
 		a.resp.Streamed = true
 		if err := a.stream(NewDecoder(br)); err != nil {

@@ -3,8 +3,11 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -286,18 +289,70 @@ func TestOnTextError(t *testing.T) {
 // The idle timeout bounds silences, not the whole exchange: a stream
 // whose events keep coming is read to its end.
 func TestSlowStreamIsNotATimeout(t *testing.T) {
-	srv := llmtest.New(t, llmtest.Reply{Text: answer, Delay: 150 * time.Millisecond})
+	srv := llmtest.New(t, llmtest.Reply{Text: answer, Delay: 100 * time.Millisecond})
 	o := testOptions(srv.URL, LlamaCPP, true)
 	o.Timeout = 400 * time.Millisecond
 	var mu sync.Mutex
+	var inText time.Duration
 	o.OnText = func(string) error {
 		mu.Lock()
 		defer mu.Unlock()
-		time.Sleep(50 * time.Millisecond) // longer in all than the timeout
+		// A slow reader of the pieces: its time is not the server's
+		// silence, even when the pieces arrived at once.
+		start := time.Now()
+		time.Sleep(50 * time.Millisecond)
+		inText += time.Since(start)
 		return nil
 	}
 	if _, err := Complete(context.Background(), testPrompt(t), o); err != nil {
 		t.Fatal(err)
+	}
+	if inText <= o.Timeout {
+		t.Fatalf("OnText took %v in all, not more than the timeout %v: the test proves nothing", inText, o.Timeout)
+	}
+}
+
+// TestSlowReaderOfOneBurst: pieces that arrived together and are handed
+// over slowly, for longer than the timeout, do not make the next read a
+// timeout. The server sends the last event only once the client has
+// taken every piece of the burst, so the body is read again after the
+// slow hand-over.
+func TestSlowReaderOfOneBurst(t *testing.T) {
+	words := strings.SplitAfter(answer, " ")
+	handed := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		var burst strings.Builder
+		for _, word := range words {
+			fmt.Fprintf(&burst, "data: {\"content\":%q,\"stop\":false}\n\n", word)
+		}
+		_, _ = io.WriteString(w, burst.String())
+		w.(http.Flusher).Flush()
+		select {
+		case <-handed:
+		case <-r.Context().Done():
+			return
+		}
+		_, _ = io.WriteString(w, "data: {\"content\":\"\",\"stop\":true,\"stop_type\":\"eos\"}\n\n")
+	}))
+	defer srv.Close()
+	o := testOptions(srv.URL, LlamaCPP, true)
+	o.Timeout = 200 * time.Millisecond
+	var got strings.Builder
+	n := 0
+	o.OnText = func(text string) error {
+		got.WriteString(text)
+		time.Sleep(o.Timeout / 4) // a slow reader: all the pieces take several timeouts
+		if n++; n == len(words) {
+			close(handed)
+		}
+		return nil
+	}
+	if _, err := Complete(context.Background(), testPrompt(t), o); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != answer || len(words) < 8 {
+		t.Fatalf("text %q of %d pieces, want %q in 8 or more", got.String(), len(words), answer)
 	}
 }
 
