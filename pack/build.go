@@ -114,12 +114,12 @@ type builder struct {
 	opts  Options
 	query text.Query
 
-	files    map[string]*fileCand // by path
-	narr     []hit                // narrative and diagnostic hits, best first
-	ranked   []*fileCand          // files, best first
-	blobs    map[string]object.ID // path → blob at Head, as read
-	root     object.ID            // Head's root tree, once read
-	trees    map[object.ID]*object.Tree
+	files    map[string]*fileCand       // by path
+	narr     []hit                      // narrative and diagnostic hits, best first
+	ranked   []*fileCand                // files, best first
+	blobs    map[string]object.ID       // path → blob at Head, as read
+	root     object.ID                  // Head's root tree, once read
+	trees    map[object.ID]*object.Tree // read by tree
 	sources  map[object.ID][]byte
 	mass     float64
 	testsOf  map[string][]*fileCand
@@ -363,6 +363,25 @@ func (b *builder) rankFiles() error {
 	return nil
 }
 
+// tree returns the tree id, read once per pack: the lookups of files at
+// Head and the diffs of recent commits walk the same trees.
+func (b *builder) tree(id object.ID) (*object.Tree, error) {
+	if t := b.trees[id]; t != nil {
+		return t, nil
+	}
+	t := new(object.Tree)
+	// A pack is derived, rebuildable data: the lax read of FORMAT.md
+	// §4.1 (the id is verified).
+	if err := object.GetTypedLax(b.src.Repo.Objects, id, t); err != nil {
+		return nil, err
+	}
+	if b.trees == nil {
+		b.trees = map[object.ID]*object.Tree{}
+	}
+	b.trees[id] = t
+	return t, nil
+}
+
 // blobOf returns the blob of path at Head.
 func (b *builder) blobOf(path string) (object.ID, error) {
 	if id, ok := b.blobs[path]; ok {
@@ -371,25 +390,18 @@ func (b *builder) blobOf(path string) (object.ID, error) {
 	if b.src.Head.IsZero() {
 		return object.Zero, fmt.Errorf("pack: no commit to read %s from", path)
 	}
-	if b.trees == nil {
+	if b.root.IsZero() {
 		c, err := b.src.Repo.ReadCommit(b.src.Head)
 		if err != nil {
 			return object.Zero, err
 		}
 		b.root = c.RootTree
-		b.trees = map[object.ID]*object.Tree{}
 	}
 	id := b.root
 	for _, el := range strings.Split(path, "/") {
-		t := b.trees[id]
-		if t == nil {
-			t = new(object.Tree)
-			// A pack is derived, rebuildable data: the lax read of
-			// FORMAT.md §4.1 (the id is verified).
-			if err := object.GetTypedLax(b.src.Repo.Objects, id, t); err != nil {
-				return object.Zero, err
-			}
-			b.trees[id] = t
+		t, err := b.tree(id)
+		if err != nil {
+			return object.Zero, err
 		}
 		e, ok := t.Lookup(el)
 		if !ok {

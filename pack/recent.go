@@ -40,8 +40,8 @@ func (b *builder) seedRecent(ctx context.Context) error {
 		if p.RootTree == c.RootTree {
 			continue // a commit of narrative or edges: no file changed
 		}
-		var pt object.Tree
-		if err := object.GetTypedLax(b.src.Repo.Objects, p.RootTree, &pt); err != nil {
+		pt, err := b.tree(p.RootTree)
+		if err != nil {
 			return err
 		}
 		if len(pt.Entries) == 0 {
@@ -77,13 +77,16 @@ func (b *builder) diffTrees(a, bt object.ID, prefix string, changed map[string]b
 	if a == bt || len(changed) > maxTouched {
 		return nil
 	}
-	var ta, tb object.Tree
+	ta := new(object.Tree)
 	if !a.IsZero() {
-		if err := object.GetTypedLax(b.src.Repo.Objects, a, &ta); err != nil {
+		t, err := b.tree(a)
+		if err != nil {
 			return err
 		}
+		ta = t
 	}
-	if err := object.GetTypedLax(b.src.Repo.Objects, bt, &tb); err != nil {
+	tb, err := b.tree(bt)
+	if err != nil {
 		return err
 	}
 	for _, e := range tb.Entries {
