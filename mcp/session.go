@@ -36,9 +36,10 @@ type session struct {
 	mu          sync.Mutex
 	initialized bool
 	version     string
-	// calls are the requests in progress, by idKey; a cancelled one stays
-	// until its handler returns, marked, and is not answered.
-	calls map[string]*inflight
+	// calls are the cancel functions of the requests in progress, by
+	// idKey; a cancelled one stays until its handler returns, and is not
+	// answered.
+	calls map[string]context.CancelFunc
 	// resources are the narrative URIs the client was last told of (at
 	// initialize, resources/list or a list_changed notification), to tell
 	// it when a tool call changed them.
@@ -46,14 +47,8 @@ type session struct {
 	wg        sync.WaitGroup
 }
 
-// inflight is a request in progress.
-type inflight struct {
-	cancel    context.CancelFunc
-	cancelled bool
-}
-
 func newSession(s *Server, out io.Writer) *session {
-	return &session{s: s, out: lineWriter{out: out}, calls: map[string]*inflight{}}
+	return &session{s: s, out: lineWriter{out: out}, calls: map[string]context.CancelFunc{}}
 }
 
 // serve reads and answers messages until the input ends or ctx is done,
@@ -70,13 +65,6 @@ func (ss *session) serve(ctx context.Context, in io.Reader) error {
 	for {
 		select {
 		case <-ctx.Done():
-			// The server is stopping, not the calls failing: what they
-			// would answer now ("context canceled") is not theirs to say.
-			ss.mu.Lock()
-			for _, c := range ss.calls {
-				c.cancelled = true
-			}
-			ss.mu.Unlock()
 			cancelAll()
 			ss.wg.Wait()
 			return nil
@@ -132,13 +120,11 @@ func (ss *session) handle(ctx context.Context, line []byte) (err error) {
 	initialized := ss.initialized
 	key := idKey(msg.ID)
 	busy := ss.calls[key] != nil
-	var c *inflight
 	if initialized && !busy {
 		cctx, cancel := context.WithCancel(ctx)
-		c = &inflight{cancel: cancel}
-		ss.calls[key] = c
+		ss.calls[key] = cancel
 		ss.wg.Add(1)
-		go ss.run(cctx, key, c, msg)
+		go ss.run(cctx, key, cancel, msg)
 	}
 	ss.mu.Unlock()
 	switch {
@@ -150,16 +136,19 @@ func (ss *session) handle(ctx context.Context, line []byte) (err error) {
 	return nil
 }
 
-// run answers the request msg on its own goroutine, unless the client
-// cancelled it meanwhile (MCP: the receiver of a cancellation "SHOULD
-// NOT send a response").
-func (ss *session) run(ctx context.Context, key string, c *inflight, msg *message) {
+// run answers the request msg on its own goroutine, unless it was
+// cancelled meanwhile: by the client (MCP: the receiver of a
+// cancellation "SHOULD NOT send a response"), or by the server stopping,
+// when what the call would answer ("context canceled") is not the
+// tool's failure. Either way ctx, the call's, is done by the time the
+// handler returns.
+func (ss *session) run(ctx context.Context, key string, cancel context.CancelFunc, msg *message) {
 	defer ss.wg.Done()
 	res, rpcErr := ss.dispatch(ctx, msg.Method, msg.Params)
-	c.cancel()
+	cancelled := ctx.Err() != nil
+	cancel()
 	ss.mu.Lock()
 	delete(ss.calls, key)
-	cancelled := c.cancelled
 	ss.mu.Unlock()
 	if cancelled {
 		return
@@ -184,9 +173,8 @@ func (ss *session) notification(msg *message) {
 			return
 		}
 		ss.mu.Lock()
-		if c := ss.calls[idKey(p.RequestID)]; c != nil {
-			c.cancelled = true
-			c.cancel()
+		if cancel := ss.calls[idKey(p.RequestID)]; cancel != nil {
+			cancel()
 		}
 		ss.mu.Unlock()
 	default:
