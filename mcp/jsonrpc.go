@@ -99,7 +99,9 @@ func decode(line []byte) (msg *message, reply []byte) {
 		return nil, errorReply(id, codeInvalidRequest, "invalid request: "+err.Error())
 	}
 	_, hasMethod := fields["method"]
-	if _, hasResult := fields["result"]; !hasMethod && (hasResult || fields["error"] != nil) {
+	_, hasResult := fields["result"]
+	_, hasError := fields["error"]
+	if !hasMethod && (hasResult || hasError) {
 		return &message{ID: id}, nil
 	}
 	invalid := func(what string) (*message, []byte) {
@@ -122,7 +124,7 @@ func decode(line []byte) (msg *message, reply []byte) {
 	}
 	switch {
 	case method != "":
-		if _, ok := fields["result"]; ok || fields["error"] != nil {
+		if hasResult || hasError {
 			return invalid("a request has no result or error")
 		}
 		return &message{ID: id, Method: method, Params: params}, nil

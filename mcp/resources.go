@@ -78,11 +78,16 @@ func (s *Server) narrativeURIs() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	uris := make([]string, len(list))
+	return uris(list), nil
+}
+
+// uris are the URIs of list, in its order.
+func uris(list []resource) []string {
+	out := make([]string, len(list))
 	for i, r := range list {
-		uris[i] = r.URI
+		out[i] = r.URI
 	}
-	return uris, nil
+	return out
 }
 
 // narrativePath returns the path under .ctx/narrative/ that uri names,

@@ -93,9 +93,14 @@ func (ss *session) handle(ctx context.Context, line []byte) (err error) {
 	msg, reply := decode(line)
 	defer func() {
 		if r := recover(); r != nil {
-			ss.s.log.Error("handler panicked", "line", truncate(line, 200), "panic", r, "stack", string(debug.Stack()))
-			if reply == nil && msg.isRequest() {
-				err = ss.out.writeLine(errorReply(msg.ID, codeInternalError, fmt.Sprintf("%v in %s: %v", ErrInternal, msg.Method, r)))
+			request := reply == nil && msg.isRequest()
+			what := "the line " + truncate(line, 200)
+			if request {
+				what = msg.Method
+			}
+			rpcErr := ss.panicked(what, r)
+			if request {
+				err = ss.out.writeLine(encodeResponse(msg.ID, nil, rpcErr))
 			}
 		}
 	}()
@@ -215,22 +220,20 @@ func (ss *session) initialize(params json.RawMessage) (any, *rpcError) {
 	type listChanged struct {
 		ListChanged bool `json:"listChanged,omitempty"`
 	}
+	type capabilities struct {
+		Tools     listChanged `json:"tools"`
+		Resources listChanged `json:"resources"`
+	}
 	return struct {
-		ProtocolVersion string `json:"protocolVersion"`
-		Capabilities    struct {
-			Tools     listChanged `json:"tools"`
-			Resources listChanged `json:"resources"`
-		} `json:"capabilities"`
-		ServerInfo   implementation `json:"serverInfo"`
-		Instructions string         `json:"instructions"`
+		ProtocolVersion string         `json:"protocolVersion"`
+		Capabilities    capabilities   `json:"capabilities"`
+		ServerInfo      implementation `json:"serverInfo"`
+		Instructions    string         `json:"instructions"`
 	}{
 		ProtocolVersion: version,
-		Capabilities: struct {
-			Tools     listChanged `json:"tools"`
-			Resources listChanged `json:"resources"`
-		}{Resources: listChanged{ListChanged: true}},
-		ServerInfo:   implementation{Name: "ctx", Title: "ctx", Version: repo.Version},
-		Instructions: instructions,
+		Capabilities:    capabilities{Resources: listChanged{ListChanged: true}},
+		ServerInfo:      implementation{Name: "ctx", Title: "ctx", Version: repo.Version},
+		Instructions:    instructions,
 	}, nil
 }
 
@@ -240,8 +243,7 @@ func (ss *session) initialize(params json.RawMessage) (any, *rpcError) {
 func (ss *session) dispatch(ctx context.Context, method string, params json.RawMessage) (res any, rpcErr *rpcError) {
 	defer func() {
 		if r := recover(); r != nil {
-			ss.s.log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
-			res, rpcErr = nil, errorf(codeInternalError, "%v in %s: %v", ErrInternal, method, r)
+			res, rpcErr = nil, ss.panicked(method, r)
 		}
 	}()
 	switch method {
@@ -274,6 +276,14 @@ func (ss *session) dispatch(ctx context.Context, method string, params json.RawM
 		return ss.s.readResource(params)
 	}
 	return nil, errorf(codeMethodNotFound, "method not found: %q", method)
+}
+
+// panicked logs the panic r of the handler of what (a method, or the
+// line read) with its stack, and returns the internal error that answers
+// it.
+func (ss *session) panicked(what string, r any) *rpcError {
+	ss.s.log.Error("handler panicked", "in", what, "panic", r, "stack", string(debug.Stack()))
+	return errorf(codeInternalError, "%v in %s: %v", ErrInternal, what, r)
 }
 
 // content is a block of a tool's result; ctx's tools answer one text
@@ -349,12 +359,8 @@ func (ss *session) listResources() (any, *rpcError) {
 	if err != nil {
 		return nil, errorf(codeInternalError, "listing the narrative's files: %v", err)
 	}
-	uris := make([]string, len(list))
-	for i, r := range list {
-		uris[i] = r.URI
-	}
 	ss.mu.Lock()
-	ss.resources = uris
+	ss.resources = uris(list)
 	ss.mu.Unlock()
 	return struct {
 		Resources []resource `json:"resources"`
