@@ -58,6 +58,9 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 		app.printf("no hits for %q\n", q)
 		return nil
 	}
+	// One write for the whole answer: a line per write costs a system
+	// call each, in a command whose whole run is a few milliseconds.
+	var out strings.Builder
 	for _, h := range hits {
 		d := h.Doc
 		loc := ""
@@ -67,16 +70,17 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 		case d.Kind != index.DocFile && d.Kind != index.DocItem && d.Kind != index.DocDiagnostic:
 			loc = "  [" + d.Node.Key + "]" // a narrative node: its id
 		}
-		app.printf("%-11s %s%s  (%.2f)\n", d.Kind, d.Title, loc, h.Score)
+		fmt.Fprintf(&out, "%-11s %s%s  (%.2f)\n", d.Kind, d.Title, loc, h.Score)
 		if s := strings.TrimSpace(h.Snippet.Text); s != "" && s != d.Title {
 			for _, line := range strings.Split(s, "\n") {
-				app.printf("    %s\n", strings.TrimRight(line, " \t\r"))
+				fmt.Fprintf(&out, "    %s\n", strings.TrimRight(line, " \t\r"))
 			}
 		}
 	}
 	if matched > len(hits) {
-		app.printf("(%d of %d matching; -n for more)\n", len(hits), matched)
+		fmt.Fprintf(&out, "(%d of %d matching; -n for more)\n", len(hits), matched)
 	}
+	app.printf("%s", out.String())
 	return nil
 }
 
