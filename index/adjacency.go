@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
@@ -314,8 +315,8 @@ func (a *adjacency) write(dir string, keys *keyTable) error {
 // appendNode appends a nodes.tbl value: the node's id, kind and key.
 func appendNode(v []byte, n graph.NodeID) []byte {
 	v = append(v, n.ID[:]...)
-	v = appendString(v, string(n.Kind))
-	return appendString(v, n.Key)
+	v = reader.AppendString(v, string(n.Kind))
+	return reader.AppendString(v, n.Key)
 }
 
 // Neighbor is a node next to another in the graph.
@@ -351,7 +352,7 @@ func openGraphPart(dir string, m *Manifest) (*graphPart, error) {
 		return nil, fmt.Errorf("%w: graph segment %s has no manifest", ErrCorrupt, filepath.Base(dir))
 	}
 	p := &graphPart{count: m.Nodes}
-	if err := openTables(dir, []tableSpec{{nodesFile, "nodes", &p.nodes}, {adjFile, "adj", &p.adj}, {keysFile, "keys", &p.keys}}); err != nil {
+	if err := openTables(dir, []tableSpec{{Name: nodesFile, Kind: "nodes", T: &p.nodes}, {Name: adjFile, Kind: "adj", T: &p.adj}, {Name: keysFile, Kind: "keys", T: &p.keys}}); err != nil {
 		p.close()
 		return nil, err
 	}
@@ -419,10 +420,13 @@ func (p *graphPart) node(n uint32) (graph.NodeID, error) {
 	}
 	var id graph.NodeID
 	copy(id.ID[:], v)
-	r := &recordReader{b: v[object.IDSize:]}
-	id.Kind = graph.NodeKind(r.string())
-	id.Key = r.string()
-	return id, r.err
+	kind, rest, err := reader.ReadString(v[object.IDSize:])
+	if err != nil {
+		return graph.NodeID{}, err
+	}
+	id.Kind = graph.NodeKind(kind)
+	id.Key, _, err = reader.ReadString(rest)
+	return id, err
 }
 
 // adjacent appends to res the neighbours of n this part lists, out of it
@@ -486,7 +490,7 @@ func openGraph(dirs [nDirs]string, ms [nParts]*Manifest) (*GraphIndex, error) {
 	var err error
 	if gx.code, err = openCodeGraph(dirs[partCodeGraph], dirs[partGraphDelta]); err == nil {
 		if gx.rest, err = openGraphPart(dir, ms[partGraph]); err == nil {
-			err = openTables(dir, []tableSpec{{commitsFile, "commits", &gx.commits}})
+			err = openTables(dir, []tableSpec{{Name: commitsFile, Kind: "commits", T: &gx.commits}})
 		}
 	}
 	if err == nil && gx.code.count != gx.rest.count {

@@ -11,32 +11,12 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
 	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/object"
-)
-
-// The files of a segment (docs/INDEX.md, "Layout and segments").
-const (
-	docsFile  = "docs.tbl"  // kind "docs": doc number (u32 big-endian) → record
-	termsFile = "terms.tbl" // kind "terms": term → uv df | [uv len | skip table, when df > table.SkipEvery] | positional postings
-	keysFile  = "keys.tbl"  // kind "keys": lookup key → doc numbers (uvarint deltas)
-	metaFile  = "meta.tbl"  // kind "meta": "stats", "doclens"
-	manifest  = "manifest"  // what the segment was built from
-)
-
-// The namespaces of the keys table: a byte, then the key.
-const (
-	nsPath = 'p' // project path → the file's doc
-	nsFile = 'f' // project path → the docs of the file and its items
-	nsKey  = 'k' // stable key of an item → its doc
-	nsName = 'n' // lower-cased last name of an item or node title → docs
-	nsNode = 'i' // node id (its 32 bytes; looked up in hex) → the node's doc
-	nsKind = 't' // document kind → docs
-	nsTag  = 'a' // tag of a narrative node → docs
-	nsSup  = 's' // "superseded" → the superseded nodes' docs
 )
 
 // BuildOptions configure Build.
@@ -284,15 +264,7 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 
 // LastName returns the last part of a stable key: "Connect" of
 // "net.Client.Connect", "connect" of "core::net::Client::connect".
-func LastName(key string) string {
-	if i := strings.LastIndex(key, "::"); i >= 0 {
-		key = key[i+2:]
-	}
-	if i := strings.LastIndexAny(key, "./"); i >= 0 {
-		key = key[i+1:]
-	}
-	return key
-}
+func LastName(key string) string { return reader.LastName(key) }
 
 // tableFile is a table being written to a file.
 type tableFile struct {

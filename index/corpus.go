@@ -15,21 +15,22 @@ import (
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/graph/diag"
 	"github.com/ctx-dev/ctx/graph/extract"
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
 )
 
-// DocKind is what a document of the index stands for.
-type DocKind string
+// DocKind is what a document of the index stands for (reader.DocKind).
+type DocKind = reader.DocKind
 
 // The document kinds. Narrative nodes use their node type ("task",
 // "decision", "observation", …).
 const (
-	DocFile       DocKind = "file"       // a file of the snapshot: its path
-	DocItem       DocKind = "item"       // a function, type, … : its source span
-	DocDiagnostic DocKind = "diagnostic" // a diagnostic of a recorded command run
+	DocFile       = reader.DocFile       // a file of the snapshot: its path
+	DocItem       = reader.DocItem       // a function, type, … : its source span
+	DocDiagnostic = reader.DocDiagnostic // a diagnostic of a recorded command run
 )
 
 // Doc is one document of the full-text index and of the node metadata

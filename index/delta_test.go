@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/table"
-	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
@@ -51,15 +51,15 @@ func TestDeltaSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	if !rebuilt || ix.code.delta == nil {
+	if !rebuilt || ix.Code().Delta() == nil {
 		t.Fatalf("no delta segment (rebuilt %v)", rebuilt)
 	}
-	d := ix.code.delta
+	d := ix.Code().Delta()
 	// Dead: net/client.go's file and its two items, README.md's file,
 	// the old diagnostic. Added: net/client.go's file and three items,
 	// net/server.go's file and item, the new diagnostic.
-	if len(d.dead) != 5 || d.seg.stats.Docs != 7 {
-		t.Fatalf("delta: %d dead, %d added; want 5 and 7", len(d.dead), d.seg.stats.Docs)
+	if d.Replaced() != 5 || d.Docs() != 7 {
+		t.Fatalf("delta: %d dead, %d added; want 5 and 7", d.Replaced(), d.Docs())
 	}
 	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(1)))
 	hits, _, err := ix.Search("unused", SearchOptions{Kinds: []string{"diagnostic"}})
@@ -76,7 +76,7 @@ func TestDeltaSegment(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer full.Close()
-	if full.code.delta != nil {
+	if full.Code().Delta() != nil {
 		t.Fatal("a full rebuild kept the delta segment")
 	}
 	if cur := current(r); cur[partDelta] != "" {
@@ -168,7 +168,7 @@ func TestDeltaOverDamagedBase(t *testing.T) {
 		t.Fatalf("Open over a damaged code segment: %v", err)
 	}
 	defer ix.Close()
-	if ix.code.delta != nil {
+	if ix.Code().Delta() != nil {
 		t.Fatal("a delta over a damaged code segment")
 	}
 	equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(4)))
@@ -252,28 +252,27 @@ func FuzzDeltaTable(f *testing.F) {
 			}
 		}
 		writeDeltaTable(t, dir, kvs...)
-		d, err := openDelta(dir, base)
+		c, err := reader.OpenPart(base.dir, dir)
 		if err != nil {
 			return
 		}
-		defer d.close()
-		c := newTextPart(base, d)
-		for v := range c.stats.Docs + 2 {
-			s, n := c.locate(v)
-			s.docHead(n)
+		defer c.Close()
+		for v := range c.Stats().Docs + 2 {
+			s, n := c.Locate(v)
+			s.DocHead(n)
 		}
 		for _, term := range []string{"connect", "client", "a", "serve"} {
-			p, _ := c.postings(term)
+			p, _ := c.Postings(term)
 			if p == nil {
 				continue
 			}
 			for p.Next() {
 			}
-			p, _ = c.postings(term)
+			p, _ = c.Postings(term)
 			p.Advance(3)
 		}
 		for _, key := range []string{"net/client.go", "retry/backoff.go"} {
-			c.lookup(nsFile, key)
+			c.Lookup(nsFile, key)
 		}
 	})
 }
@@ -360,7 +359,7 @@ func TestDeltaSeveralHeads(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer ix.Close()
-		if got := ix.code.delta != nil; got != wantDelta {
+		if got := ix.Code().Delta() != nil; got != wantDelta {
 			t.Fatalf("%s: delta segment %v, want %v", step, got, wantDelta)
 		}
 		equalIndexes(t, ix, fullIndexOf(t, r), rand.New(rand.NewSource(5)))
@@ -468,57 +467,4 @@ func rewrite(t testing.TB, r *repo.Repo, part int, file string, edit func([]byte
 	if err := os.WriteFile(path, edit(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// TestBaseRuns checks the runs of live base documents against numbering
-// every document by brute force, for random dead documents and
-// insertion points: each live base document and each delta document gets
-// the number of its place in the merged order, and locate finds it.
-func TestBaseRuns(t *testing.T) {
-	rng := rand.New(rand.NewSource(7))
-	for round := range 2000 {
-		nb := uint32(rng.Intn(40))
-		var dead, ins []uint32
-		for b := range nb {
-			if rng.Intn(3) == 0 {
-				dead = append(dead, b)
-			}
-		}
-		for range rng.Intn(12) {
-			ins = append(ins, uint32(rng.Intn(int(nb)+1)))
-		}
-		slices.Sort(ins)
-		// The merged order: before base document b, the delta documents
-		// inserted at b; then b, unless dead; the rest at the end.
-		want := map[[2]uint32]uint32{} // {0, b} or {1, j} → number
-		v, j := uint32(0), 0
-		for b := uint32(0); b <= nb; b++ {
-			for ; j < len(ins) && ins[j] == b; j++ {
-				want[[2]uint32{1, uint32(j)}] = v
-				v++
-			}
-			if b < nb && !slices.Contains(dead, b) {
-				want[[2]uint32{0, b}] = v
-				v++
-			}
-		}
-		d := &textDelta{seg: &segment{}, dead: dead, ins: ins, rank: ranks(dead, ins), runs: baseRuns(nb, dead, ins)}
-		c := textPart{base: &segment{stats: text.Stats{Docs: nb}}, delta: d}
-		for key, n := range want {
-			s, local := c.locate(n)
-			if got := [2]uint32{boolNum(s == d.seg), local}; got != key {
-				t.Fatalf("round %d (nb %d, dead %v, ins %v): locate(%d) = %v, want %v", round, nb, dead, ins, n, got, key)
-			}
-		}
-		if s, local := c.locate(v); s != c.base || local != nb {
-			t.Fatalf("round %d: locate past the end gave %v %d", round, s == d.seg, local)
-		}
-	}
-}
-
-func boolNum(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -95,7 +95,7 @@ func openCodeGraph(dir, deltaDir string) (_ *codeGraph, err error) {
 		return nil, err
 	}
 	var tbl *table.Table // read here only: its lists are decoded
-	if err := openTables(deltaDir, []tableSpec{{deltaFile, "delta", &tbl}}); err != nil {
+	if err := openTables(deltaDir, []tableSpec{{Name: deltaFile, Kind: "delta", T: &tbl}}); err != nil {
 		return nil, err
 	}
 	defer tbl.Close()
@@ -117,7 +117,7 @@ func (c *codeGraph) fromBase(b uint32) (uint32, bool) {
 	if c.delta == nil {
 		return b, true
 	}
-	return c.runs.fromBase(b)
+	return c.runs.FromBase(b)
 }
 
 // toBase returns node v's number in the base; false when it is the
@@ -126,7 +126,7 @@ func (c *codeGraph) toBase(v uint32) (uint32, bool) {
 	if c.delta == nil {
 		return v, true
 	}
-	return c.runs.toBase(v)
+	return c.runs.ToBase(v)
 }
 
 // named returns the nodes named name, in increasing order.
@@ -260,7 +260,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 	}
 	defer base.close()
 	var mult *table.Table
-	if err := openTables(baseDir, []tableSpec{{multFile, "mult", &mult}}); err != nil {
+	if err := openTables(baseDir, []tableSpec{{Name: multFile, Kind: "mult", T: &mult}}); err != nil {
 		return nil, err
 	}
 	defer mult.Close()
@@ -507,7 +507,7 @@ func buildGraphDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, di
 		if !ref.base {
 			return freshNum[ref.added], nil
 		}
-		v, ok := runs.fromBase(ref.num)
+		v, ok := runs.FromBase(ref.num)
 		if !ok {
 			return 0, fmt.Errorf("%w: code graph: an edge to a removed node", ErrCorrupt)
 		}

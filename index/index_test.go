@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
@@ -179,7 +180,7 @@ func TestFreshness(t *testing.T) {
 	if err != nil || rebuilt {
 		t.Fatalf("second Open rebuilt=%v err=%v", rebuilt, err)
 	}
-	codeDir := ix.code.base.dir
+	codeDir := ix.Code().Base().Dir()
 	ix.Close()
 	// A hand edit of a narrative file is noticed and answered.
 	cat, err := r.Narrative().Load()
@@ -211,10 +212,10 @@ func TestFreshness(t *testing.T) {
 		t.Fatalf("zebra: %v %v", titles(hits), err)
 	}
 	// Only the narrative was brought up to date, by a delta segment.
-	if ix.code.base.dir != codeDir {
+	if ix.Code().Base().Dir() != codeDir {
 		t.Fatalf("a narrative edit rebuilt the code segment")
 	}
-	if ix.narr.delta == nil {
+	if ix.Narrative().Delta() == nil {
 		t.Fatalf("a narrative edit rebuilt the narrative segment, not a delta")
 	}
 	// Three segments are left: the code's and the narrative's, kept, and
@@ -285,20 +286,23 @@ func textIndex(tb testing.TB, texts []string) *Index {
 		docs[i] = Doc{Kind: DocFile, Title: fmt.Sprint(i), Text: s}
 	}
 	split := len(docs) * 2 / 3
-	var segs [2]*segment
+	var parts [2]reader.Part
 	for i, part := range [][]Doc{docs[:split], docs[split:]} {
 		dir := filepath.Join(tb.TempDir(), partNames[i])
 		m := &Manifest{Tokenizer: text.Version, Ref: "refs/main"}
 		if _, err := writeSegment(context.Background(), dir, part, m, BuildOptions{}); err != nil {
 			tb.Fatal(err)
 		}
-		s, err := openSegment(dir)
+		p, err := openTextPart(dir, "")
 		if err != nil {
 			tb.Fatal(err)
 		}
-		segs[i] = s
+		parts[i] = p
 	}
-	ix := newIndex(newTextPart(segs[0], nil), newTextPart(segs[1], nil))
+	ix, err := joinParts(parts[0], parts[1])
+	if err != nil {
+		tb.Fatal(err)
+	}
 	tb.Cleanup(func() { ix.Close() })
 	return ix
 }
@@ -552,7 +556,7 @@ func TestNarrativeCommitKeepsCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	codeDir := ix.code.base.dir
+	codeDir := ix.Code().Base().Dir()
 	ix.Close()
 	w, err := r.Lock(context.Background(), repo.LockOptions{})
 	if err != nil {
@@ -574,7 +578,7 @@ func TestNarrativeCommitKeepsCode(t *testing.T) {
 		t.Fatalf("Open after the note: rebuilt=%v err=%v", rebuilt, err)
 	}
 	defer ix.Close()
-	if ix.code.base.dir != codeDir {
+	if ix.Code().Base().Dir() != codeDir {
 		t.Error("a narrative commit rebuilt the code segment")
 	}
 	if hits, _, err := ix.Search("quokkas", SearchOptions{}); err != nil || len(hits) != 1 {
@@ -722,24 +726,6 @@ func TestGraphIndexMatchesGraph(t *testing.T) {
 	}
 }
 
-func TestDocSet(t *testing.T) {
-	s := newDocSet(130)
-	for _, d := range []uint32{0, 63, 64, 129} {
-		s.add(d)
-	}
-	s.add(1000) // beyond the bound: no entry, no panic
-	for d := uint32(0); d < 200; d++ {
-		want := d == 0 || d == 63 || d == 64 || d == 129
-		if s.has(d) != want {
-			t.Errorf("has(%d) = %v, want %v", d, !want, want)
-		}
-	}
-	var none docSet
-	if none.has(0) {
-		t.Error("a nil set has 0")
-	}
-}
-
 // TestSearchStopWordSymbol: a query that is only a stop word ("Is") has
 // no word for the text to match, but names a symbol (errs.Is): the
 // symbol is the answer, not an invalid query.
@@ -758,4 +744,14 @@ func TestSearchStopWordSymbol(t *testing.T) {
 	if _, _, err := ix.Search("the", SearchOptions{}); !errors.Is(err, ErrInvalidQuery) {
 		t.Fatalf("search the: %v; want ErrInvalidQuery", err)
 	}
+}
+
+// partManifest parses the text of a segment's manifest.
+func partManifest(t testing.TB, data []byte) *Manifest {
+	t.Helper()
+	m := new(Manifest)
+	if err := m.UnmarshalText(data); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -3,12 +3,12 @@ package index
 import (
 	"bytes"
 	"cmp"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
@@ -408,4 +408,4 @@ func compareHidden(a, b HiddenID) int {
 }
 
 // ErrCorrupt means an index file is damaged; the index is rebuilt.
-var ErrCorrupt = errors.New("index: corrupt index file")
+var ErrCorrupt = reader.ErrCorrupt

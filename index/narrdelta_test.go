@@ -73,15 +73,15 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 		}
 		defer ix.Close()
 		equalIndexes(t, ix, fullIndexOf(t, r), rng)
-		d := ix.narr.delta
+		d := ix.Narrative().Delta()
 		switch {
-		case delta && (d == nil || d.seg.dir == lastDelta):
+		case delta && (d == nil || d.Segment().Dir() == lastDelta):
 			t.Fatalf("%s: no new narrative delta", step)
 		case !delta && d != nil:
 			t.Fatalf("%s: a narrative delta, want the segment rebuilt", step)
 		}
 		if d != nil {
-			lastDelta = d.seg.dir
+			lastDelta = d.Segment().Dir()
 		}
 	}
 	check("first build", false)
@@ -137,7 +137,7 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 	copied := path.Join(path.Dir(n7.Path), "0-copy.md")
 	write(copied, read(n7))
 	check("a file copied before its original", false)
-	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(ix.narr.base.manifest.Hidden, HiddenID{string(n7.ID), copied}) {
+	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(partManifest(t, ix.Narrative().Base().ManifestText()).Hidden, HiddenID{string(n7.ID), copied}) {
 		t.Fatalf("the copied id is not hidden in the rebuilt segment's manifest: %v", err)
 	} else {
 		ix.Close()
@@ -327,10 +327,10 @@ func TestNarrativeDeltaRandom(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d step %d: %v", seed, step, err)
 			}
-			if ix.narr.delta != nil {
+			if ix.Narrative().Delta() != nil {
 				deltas++
 			}
-			if m := ix.narr.base.manifest; len(m.Hidden) > 0 {
+			if m := partManifest(t, ix.Narrative().Base().ManifestText()); len(m.Hidden) > 0 {
 				hidden++
 			}
 			equalIndexes(t, ix, fullIndexOf(t, r), rng)

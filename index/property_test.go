@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/narrative"
@@ -208,16 +209,16 @@ func TestIncrementalEqualsFull(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer inc.Close()
-				if d := inc.code.delta; d != nil && d.seg.dir != lastDelta {
+				if d := inc.Code().Delta(); d != nil && d.Segment().Dir() != lastDelta {
 					deltas++ // a new one
-					lastDelta = d.seg.dir
-					if len(d.seg.manifest.Heads) > 1 {
+					lastDelta = d.Segment().Dir()
+					if len(partManifest(t, d.Segment().ManifestText()).Heads) > 1 {
 						multi++
 					}
 				}
-				if d := inc.narr.delta; d != nil && d.seg.dir != lastNarrDelta {
+				if d := inc.Narrative().Delta(); d != nil && d.Segment().Dir() != lastNarrDelta {
 					narrDeltas++
-					lastNarrDelta = d.seg.dir
+					lastNarrDelta = d.Segment().Dir()
 				}
 				incAnswers := answers(t, inc, queries)
 				// A full rebuild in another store's index directory,
@@ -246,10 +247,10 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				// A segment not extended by a delta is byte for byte a full
 				// build's.
 				got, want := segmentFiles(t, inc), segmentFiles(t, full)
-				if inc.code.delta == nil && !slices.Equal(got[:6], want[:6]) {
+				if inc.Code().Delta() == nil && !slices.Equal(got[:6], want[:6]) {
 					t.Fatalf("step %d: the incremental code segment differs from a full rebuild's", step)
 				}
-				if inc.narr.delta == nil && !slices.Equal(got[6:], want[6:]) {
+				if inc.Narrative().Delta() == nil && !slices.Equal(got[6:], want[6:]) {
 					t.Fatalf("step %d: the incremental narrative segment differs from a full rebuild's", step)
 				}
 			}
@@ -311,14 +312,14 @@ func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
 	}
 	terms, keys := map[string]bool{}, map[string]bool{}
 	for _, ix := range []*Index{got, want} {
-		for _, s := range append([]*segment{ix.code.base, ix.narr.base}, deltaSegs(ix)...) {
+		for _, s := range append([]*reader.Segment{ix.Code().Base(), ix.Narrative().Base()}, deltaSegs(ix)...) {
 			if s == nil {
 				continue
 			}
 			for _, tk := range []struct {
 				tb  *table.Table
 				set map[string]bool
-			}{{s.terms, terms}, {s.keys, keys}} {
+			}{{s.Terms(), terms}, {s.Keys(), keys}} {
 				it := tk.tb.All()
 				for it.Next() {
 					tk.set[string(it.Key())] = true
@@ -341,12 +342,7 @@ func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
 		}
 	}
 	for key := range keys {
-		ns := ""
-		for name, b := range namespaces {
-			if b == key[0] {
-				ns = name
-			}
-		}
+		ns := reader.NamespaceName(key[0])
 		if ns == "" {
 			t.Fatalf("key %q: no namespace", key)
 		}
@@ -358,11 +354,11 @@ func equalIndexes(t *testing.T, got, want *Index, rng *rand.Rand) {
 	}
 }
 
-func deltaSegs(ix *Index) []*segment {
-	var out []*segment
-	for _, d := range []*textDelta{ix.code.delta, ix.narr.delta} {
+func deltaSegs(ix *Index) []*reader.Segment {
+	var out []*reader.Segment
+	for _, d := range []*reader.Delta{ix.Code().Delta(), ix.Narrative().Delta()} {
 		if d != nil {
-			out = append(out, d.seg)
+			out = append(out, d.Segment())
 		}
 	}
 	return out
@@ -428,9 +424,9 @@ func answers(t *testing.T, ix *Index, queries []string) [][]string {
 func segmentFiles(t *testing.T, ix *Index) []string {
 	t.Helper()
 	var out []string
-	for _, s := range []*segment{ix.code.base, ix.narr.base} {
+	for _, s := range []*reader.Segment{ix.Code().Base(), ix.Narrative().Base()} {
 		for _, f := range []string{docsFile, termsFile, keysFile, metaFile, manifest, commitsFile} {
-			b, err := os.ReadFile(filepath.Join(s.dir, f))
+			b, err := os.ReadFile(filepath.Join(s.Dir(), f))
 			if err != nil && !os.IsNotExist(err) {
 				t.Fatal(err)
 			}

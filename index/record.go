@@ -1,207 +1,36 @@
 package index
 
 import (
-	"encoding/binary"
-	"fmt"
-	"math"
-	"strings"
-
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/object"
 )
 
-// A document record, the value of the docs table (docs/INDEX.md):
-//
-//	uv version (2) | u8 flags | str kind | str node kind | 32 bytes node id |
-//	str node key | str title | str path | uv start line | uv end line |
-//	v updated | uv tokens | u8 superseded | uv tag count | str tag... |
-//	uv length | str text
-//
-// where str is a uvarint length and the bytes, v a zig-zag varint, and
-// length the document's length in positions (for BM25). What a
-// document repeats of its node key is left out, as the flags say: the
-// node kind is the kind (recNodeKind), the title is the stored title, a
-// space and the node key (recTitleKey: an item's "method a.B.C"), the
-// path is the node key (recPathKey: a file's), and the text is the node
-// key, a newline and the stored text (recTextKey: an item's, a file's).
-const recordVersion = 2
+// Document records are package reader's (docs/INDEX.md): it decodes them
+// into its own Doc, whose node is plain values; this package's Doc holds a
+// graph.NodeID.
 
-// The flags of a record.
-const (
-	recNodeKind = 1 << iota
-	recTitleKey
-	recPathKey
-	recTextKey
-	recFlags = recNodeKind | recTitleKey | recPathKey | recTextKey
-)
+// recordHead is the start of a document record (reader.RecordHead).
+type recordHead = reader.RecordHead
 
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
+// docOf is the Doc of a reader's document.
+func docOf(d reader.Doc) Doc {
+	return Doc{Kind: d.Kind, Node: graph.NodeID{Kind: graph.NodeKind(d.Node.Kind), ID: object.ID(d.Node.ID), Key: d.Node.Key},
+		Title: d.Title, Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Text: d.Text,
+		Tags: d.Tags, Updated: d.Updated, Superseded: d.Superseded, Tokens: d.Tokens}
+}
+
+// readerDoc is d as package reader holds it.
+func readerDoc(d *Doc) reader.Doc {
+	return reader.Doc{Kind: d.Kind, Node: reader.Node{Kind: string(d.Node.Kind), ID: d.Node.ID, Key: d.Node.Key},
+		Title: d.Title, Path: d.Path, StartLine: d.StartLine, EndLine: d.EndLine, Text: d.Text,
+		Tags: d.Tags, Updated: d.Updated, Superseded: d.Superseded, Tokens: d.Tokens}
 }
 
 // appendRecord encodes d, whose tokenized length is n.
 func appendRecord(b []byte, d *Doc, n uint32) []byte {
-	key := d.Node.Key
-	var flags byte
-	nodeKind, title, path, text := string(d.Node.Kind), d.Title, d.Path, d.Text
-	if nodeKind == string(d.Kind) {
-		flags, nodeKind = flags|recNodeKind, ""
-	}
-	if key != "" {
-		if t, ok := strings.CutSuffix(title, " "+key); ok {
-			flags, title = flags|recTitleKey, t
-		}
-		if path == key {
-			flags, path = flags|recPathKey, ""
-		}
-		if len(text) > len(key) && text[len(key)] == '\n' && strings.HasPrefix(text, key) {
-			flags, text = flags|recTextKey, text[len(key)+1:]
-		}
-	}
-	b = binary.AppendUvarint(b, recordVersion)
-	b = append(b, flags)
-	b = appendString(b, string(d.Kind))
-	b = appendString(b, nodeKind)
-	b = append(b, d.Node.ID[:]...)
-	b = appendString(b, key)
-	b = appendString(b, title)
-	b = appendString(b, path)
-	b = binary.AppendUvarint(b, uint64(d.StartLine))
-	b = binary.AppendUvarint(b, uint64(d.EndLine))
-	b = binary.AppendVarint(b, d.Updated)
-	b = binary.AppendUvarint(b, uint64(max(d.Tokens, 0)))
-	sup := byte(0)
-	if d.Superseded {
-		sup = 1
-	}
-	b = append(b, sup)
-	b = binary.AppendUvarint(b, uint64(len(d.Tags)))
-	for _, t := range d.Tags {
-		b = appendString(b, t)
-	}
-	b = binary.AppendUvarint(b, uint64(n))
-	return appendString(b, text)
-}
-
-// recordReader decodes a record; the first error sticks.
-type recordReader struct {
-	b   []byte
-	err error
-}
-
-// fail records a corruption, unless an error came first.
-func (r *recordReader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
-	}
-}
-
-func (r *recordReader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = fmt.Errorf("%w: document record: bad varint", ErrCorrupt)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *recordReader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = fmt.Errorf("%w: document record: bad varint", ErrCorrupt)
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *recordReader) bytes(n uint64) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n > uint64(len(r.b)) {
-		r.err = fmt.Errorf("%w: document record: field runs past the end", ErrCorrupt)
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *recordReader) string() string { return string(r.bytes(r.uvarint())) }
-
-// recordHead is the start of a document record: what lookups and filters
-// need, without the title, tags and text that decodeRecord copies.
-type recordHead struct {
-	Kind    DocKind
-	NodeKey string
-	Path    string
-}
-
-// start decodes a record's version and flags.
-func (r *recordReader) start() byte {
-	if v := r.uvarint(); r.err == nil && v != recordVersion {
-		r.fail("document record version %d", v)
-	}
-	flags := r.bytes(1)
-	if r.err == nil && flags[0]&^recFlags != 0 {
-		r.fail("document record flags %#x", flags[0])
-	}
-	if r.err != nil {
-		return 0
-	}
-	return flags[0]
-}
-
-// stored is the start of a record as stored: what a flag leaves out is
-// empty.
-type stored struct {
-	flags                     byte
-	kind, nodeKind, key, path string
-	id, title                 []byte
-}
-
-// head decodes the start of a record, checking that its flags agree with
-// what is stored: a field a flag stands for is not stored, and the flags
-// that repeat the node key need one.
-func (r *recordReader) head() stored {
-	var s stored
-	s.flags = r.start()
-	s.kind = r.string()
-	s.nodeKind = r.string()
-	s.id = r.bytes(object.IDSize)
-	s.key = r.string()
-	s.title = r.bytes(r.uvarint())
-	s.path = r.string()
-	switch {
-	case r.err != nil:
-	case s.flags&recNodeKind != 0 && s.nodeKind != "":
-		r.fail("document record: a node kind stored and flagged as the kind's")
-	case s.flags&recPathKey != 0 && s.path != "":
-		r.fail("document record: a path stored and flagged as the node key")
-	case s.flags&(recTitleKey|recPathKey|recTextKey) != 0 && s.key == "":
-		r.fail("document record: flags %#x with no node key", s.flags)
-	}
-	return s
-}
-
-// decodeRecordHead decodes the start of a document record.
-func decodeRecordHead(b []byte) (recordHead, error) {
-	r := &recordReader{b: b}
-	s := r.head()
-	h := recordHead{Kind: DocKind(s.kind), NodeKey: s.key, Path: s.path}
-	if s.flags&recPathKey != 0 {
-		h.Path = s.key
-	}
-	return h, r.err
+	rd := readerDoc(d)
+	return reader.AppendRecord(b, &rd, n)
 }
 
 // decodeRecord decodes a document record and its length in positions.
@@ -209,52 +38,9 @@ func decodeRecord(b []byte) (Doc, uint32, error) { return decodeRecordOpts(b, tr
 
 // decodeRecordOpts decodes a document record, with its text or not.
 func decodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
-	r := &recordReader{b: b}
-	var d Doc
-	s := r.head()
-	flags := s.flags
-	d.Kind = DocKind(s.kind)
-	d.Node.Kind = graph.NodeKind(s.nodeKind)
-	if flags&recNodeKind != 0 {
-		d.Node.Kind = graph.NodeKind(s.kind)
-	}
-	copy(d.Node.ID[:], s.id)
-	d.Node.Key = s.key
-	d.Path = s.path
-	if flags&recPathKey != 0 {
-		d.Path = s.key
-	}
-	if flags&recTitleKey != 0 {
-		d.Title = string(s.title) + " " + s.key
-	} else {
-		d.Title = string(s.title)
-	}
-	d.StartLine = uint32(r.uvarint())
-	d.EndLine = uint32(r.uvarint())
-	d.Updated = r.varint()
-	if tokens := r.uvarint(); tokens > math.MaxInt32 {
-		r.fail("document record: %d tokens", tokens)
-	} else {
-		d.Tokens = int(tokens)
-	}
-	sup := r.bytes(1)
-	d.Superseded = len(sup) == 1 && sup[0] == 1
-	tags := r.uvarint()
-	if tags > uint64(len(r.b)) {
-		return d, 0, fmt.Errorf("%w: document record: %d tags", ErrCorrupt, tags)
-	}
-	for i := uint64(0); i < tags && r.err == nil; i++ {
-		d.Tags = append(d.Tags, r.string())
-	}
-	n := r.uvarint()
-	if text := r.bytes(r.uvarint()); withText {
-		d.Text = string(text)
-		if flags&recTextKey != 0 {
-			d.Text = d.Node.Key + "\n" + d.Text
-		}
-	}
-	if r.err == nil && (len(r.b) != 0 || n > 1<<32-1) {
-		r.err = fmt.Errorf("%w: document record: trailing bytes", ErrCorrupt)
-	}
-	return d, uint32(n), r.err
+	d, n, err := reader.DecodeRecordOpts(b, withText)
+	return docOf(d), n, err
 }
+
+// decodeRecordHead decodes the start of a document record.
+func decodeRecordHead(b []byte) (recordHead, error) { return reader.DecodeRecordHead(b) }

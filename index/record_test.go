@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"errors"
+	"github.com/ctx-dev/ctx/index/reader"
 	"reflect"
 	"strconv"
 	"testing"
@@ -42,11 +43,11 @@ func TestRecordCorrupt(t *testing.T) {
 	huge.Tokens = int(tooMany)
 	for name, b := range map[string][]byte{
 		"unknown flag":             setFlags(item, 0x80),
-		"node kind stored":         setFlags(other, recNodeKind),
-		"path stored":              setFlags(item, recPathKey),
-		"title flag without a key": setFlags(keyless, recTitleKey),
-		"path flag without a key":  setFlags(keyless, recPathKey),
-		"text flag without a key":  setFlags(keyless, recTextKey),
+		"node kind stored":         setFlags(other, reader.RecNodeKind),
+		"path stored":              setFlags(item, reader.RecPathKey),
+		"title flag without a key": setFlags(keyless, reader.RecTitleKey),
+		"path flag without a key":  setFlags(keyless, reader.RecPathKey),
+		"text flag without a key":  setFlags(keyless, reader.RecTextKey),
 	} {
 		if _, _, err := decodeRecord(b); !errors.Is(err, ErrCorrupt) {
 			t.Errorf("%s: decodeRecord = %v, want ErrCorrupt", name, err)

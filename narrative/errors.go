@@ -3,6 +3,7 @@ package narrative
 import (
 	"errors"
 	"fmt"
+	"github.com/ctx-dev/ctx/narrative/vocab"
 	"strings"
 )
 
@@ -10,9 +11,9 @@ var (
 	// ErrInvalidID means a string is not a node ID or ID prefix.
 	ErrInvalidID = errors.New("narrative: invalid node id")
 	// ErrInvalidType means a string names no node type.
-	ErrInvalidType = errors.New("narrative: invalid node type")
+	ErrInvalidType = vocab.ErrInvalidType
 	// ErrInvalidTag means a string is not a valid tag.
-	ErrInvalidTag = errors.New("narrative: invalid tag")
+	ErrInvalidTag = vocab.ErrInvalidTag
 	// ErrInvalidContent means node content is empty or not UTF-8.
 	ErrInvalidContent = errors.New("narrative: invalid content")
 	// ErrInvalidStream means a stream name is not main or feature-<slug>.

@@ -1,4 +1,4 @@
-package narrative
+package vocab
 
 import (
 	"fmt"
@@ -22,8 +22,8 @@ var Tiers = []Tier{Pinned, Reference, Working, OffContext}
 // TierPrefix starts every tier tag.
 const TierPrefix = "tier:"
 
-// maxTagLen bounds a tag.
-const maxTagLen = 100
+// MaxTagLen bounds a tag.
+const MaxTagLen = 100
 
 // ParseTag validates and normalizes a tag: one or more ':'-separated
 // segments of lowercase letters, digits and '.', '_', '-', '/', '+', each
@@ -32,8 +32,8 @@ const maxTagLen = 100
 // one of the tiers.
 func ParseTag(s string) (string, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	if t == "" || len(t) > maxTagLen {
-		return "", fmt.Errorf("%w: %q: a tag is 1-%d characters, like project:netlib or tier:reference", ErrInvalidTag, s, maxTagLen)
+	if t == "" || len(t) > MaxTagLen {
+		return "", fmt.Errorf("%w: %q: a tag is 1-%d characters, like project:netlib or tier:reference", ErrInvalidTag, s, MaxTagLen)
 	}
 	for _, seg := range strings.Split(t, ":") {
 		if seg == "" || !isAlnum(seg[0]) {

@@ -1,8 +1,21 @@
-package narrative
+// Package vocab is the narrative's vocabulary: its node types and tags,
+// how they are named and checked. It imports nothing beyond the standard
+// library, so that a reader of the index (index/reader) can check a
+// search's filters without linking the narrative's Markdown parser;
+// package narrative re-exports all of it.
+package vocab
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+)
+
+var (
+	// ErrInvalidType means a string names no node type.
+	ErrInvalidType = errors.New("narrative: invalid node type")
+	// ErrInvalidTag means a string is not a valid tag.
+	ErrInvalidTag = errors.New("narrative: invalid tag")
 )
 
 // Type is the kind of knowledge a node holds.
