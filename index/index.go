@@ -50,6 +50,7 @@ func Dir(r *repo.Repo) string { return filepath.Join(r.Root, dirName) }
 type Index struct {
 	*reader.Index
 	Manifest *Manifest
+	dirs     [nDirs]string // the segments CURRENT named, when opened from it
 }
 
 // The parts of the index: the two text segments, in document order, and
@@ -83,11 +84,17 @@ var partNames = [nDirs]string{"code", "narrative", "graph", "codegraph", "delta"
 // reads what they were built from.
 func newIndex(code, narr reader.Part) (*Index, error) {
 	var cm, nm Manifest
-	if err := cm.UnmarshalText(code.ManifestText()); err != nil {
-		return nil, err
-	}
-	if err := nm.UnmarshalText(narr.ManifestText()); err != nil {
-		return nil, err
+	for _, p := range []struct {
+		part *reader.Part
+		m    *Manifest
+	}{{&code, &cm}, {&narr, &nm}} {
+		data, err := p.part.Manifest()
+		if err != nil {
+			return nil, err
+		}
+		if err := p.m.UnmarshalText(data); err != nil {
+			return nil, err
+		}
 	}
 	return &Index{
 		Index:    reader.New(code, narr),
@@ -206,7 +213,11 @@ func openCurrent(r *repo.Repo) (*Index, error) {
 		code.Close()
 		return nil, err
 	}
-	return joinParts(code, narr)
+	ix, err := joinParts(code, narr)
+	if err == nil {
+		ix.dirs = dirs
+	}
+	return ix, err
 }
 
 // joinParts is newIndex, closing the parts when their manifests do not
@@ -361,6 +372,9 @@ func staleReason(old, now *Manifest) string {
 // match the store (a new commit, pulled heads, a narrative file edited),
 // the stale segments are rebuilt first. rebuilt reports that some were.
 func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebuilt bool, err error) {
+	// What the stamp records is taken before the store is read: a change
+	// after it shows as one (index/stamp).
+	st := takeStamp(r)
 	cur, err := openCurrent(r)
 	var built *Manifest
 	if err == nil {
@@ -378,12 +392,32 @@ func Open(ctx context.Context, r *repo.Repo, opts BuildOptions) (ix *Index, rebu
 	}
 	if cur != nil {
 		if cur.Manifest.textEqual(m) {
+			saveStamp(r, st, cur, m)
 			return cur, false, nil
 		}
 		cur.Close()
 	}
 	opts.IfStale = !damaged
-	return rebuildOrPrivate(ctx, r, m, opts)
+	ix, rebuilt, err = rebuildOrPrivate(ctx, r, m, opts)
+	if err == nil && rebuilt {
+		restamp(r)
+	}
+	return ix, rebuilt, err
+}
+
+// restamp writes the stamp of the index a rebuild left, when a reading
+// command would find it fresh: the search after a change then answers
+// without ctx-core (index/stamp).
+func restamp(r *repo.Repo) {
+	st := takeStamp(r)
+	cur, err := openCurrent(r)
+	if err != nil {
+		return
+	}
+	defer cur.Close()
+	if m, err := currentManifest(r, cur.Manifest); err == nil && cur.Manifest.textEqual(m) {
+		saveStamp(r, st, cur, m)
+	}
 }
 
 // rebuildOrPrivate is Rebuild, for a store as m describes it; in a store

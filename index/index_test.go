@@ -13,6 +13,7 @@ import (
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/text"
+	"github.com/ctx-dev/ctx/index/text/texttest"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/repo"
 )
@@ -271,7 +272,7 @@ func TestRebuildDeterministic(t *testing.T) {
 // on-disk index: statistics, postings and search results identical to
 // the in-memory index, score for score.
 func TestReaderConformance(t *testing.T) {
-	text.TestReader(t, func(tb testing.TB, texts []string) text.Reader {
+	texttest.Reader(t, func(tb testing.TB, texts []string) text.Reader {
 		return textIndex(tb, texts)
 	})
 }
@@ -746,9 +747,13 @@ func TestSearchStopWordSymbol(t *testing.T) {
 	}
 }
 
-// partManifest parses the text of a segment's manifest.
-func partManifest(t testing.TB, data []byte) *Manifest {
+// partManifest reads and parses the manifest of a segment or part.
+func partManifest(t testing.TB, of interface{ Manifest() ([]byte, error) }) *Manifest {
 	t.Helper()
+	data, err := of.Manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := new(Manifest)
 	if err := m.UnmarshalText(data); err != nil {
 		t.Fatal(err)

@@ -137,7 +137,7 @@ func TestNarrativeDeltaSteps(t *testing.T) {
 	copied := path.Join(path.Dir(n7.Path), "0-copy.md")
 	write(copied, read(n7))
 	check("a file copied before its original", false)
-	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(partManifest(t, ix.Narrative().Base().ManifestText()).Hidden, HiddenID{string(n7.ID), copied}) {
+	if ix, _, err := Open(context.Background(), r, BuildOptions{}); err != nil || !slices.Contains(partManifest(t, ix.Narrative().Base()).Hidden, HiddenID{string(n7.ID), copied}) {
 		t.Fatalf("the copied id is not hidden in the rebuilt segment's manifest: %v", err)
 	} else {
 		ix.Close()
@@ -330,7 +330,7 @@ func TestNarrativeDeltaRandom(t *testing.T) {
 			if ix.Narrative().Delta() != nil {
 				deltas++
 			}
-			if m := partManifest(t, ix.Narrative().Base().ManifestText()); len(m.Hidden) > 0 {
+			if m := partManifest(t, ix.Narrative().Base()); len(m.Hidden) > 0 {
 				hidden++
 			}
 			equalIndexes(t, ix, fullIndexOf(t, r), rng)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctx-dev/ctx/index/stamp"
 	"github.com/ctx-dev/ctx/internal/parallel"
 	"github.com/ctx-dev/ctx/narrative"
 )
@@ -102,4 +103,13 @@ func narrativeStats(root string) ([]FileStat, error) {
 	out = slices.DeleteFunc(out, func(f FileStat) bool { return f.Path == "" })
 	slices.SortFunc(out, func(a, b FileStat) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
+}
+
+// statAt returns the size, modification and change times (Unix
+// nanoseconds) and inode of the entry name of the open directory dir, not
+// following a symbolic link (stamp.StatAt: one system call where the
+// system has one, with no path to resolve).
+func statAt(dir *os.File, name string) (FileStat, error) {
+	st, err := stamp.StatAt(dir, name)
+	return FileStat{Size: st.Size, ModNano: st.ModNano, ChangeNano: st.ChangeNano, Ino: st.Ino}, err
 }

@@ -212,7 +212,7 @@ func TestIncrementalEqualsFull(t *testing.T) {
 				if d := inc.Code().Delta(); d != nil && d.Segment().Dir() != lastDelta {
 					deltas++ // a new one
 					lastDelta = d.Segment().Dir()
-					if len(partManifest(t, d.Segment().ManifestText()).Heads) > 1 {
+					if len(partManifest(t, d.Segment()).Heads) > 1 {
 						multi++
 					}
 				}

@@ -49,7 +49,7 @@ func TestRacyNarrativeFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built := partManifest(t, ix.Narrative().ManifestText()).Narrative
+	built := partManifest(t, ix.Narrative()).Narrative
 	ix.Close()
 	var racyStat, calmStat FileStat
 	for _, f := range built {

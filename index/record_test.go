@@ -3,12 +3,14 @@ package index
 import (
 	"bytes"
 	"errors"
-	"github.com/ctx-dev/ctx/index/reader"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/index/reader"
+	"github.com/ctx-dev/ctx/object"
 )
 
 func testRecords() []Doc {
@@ -120,4 +122,23 @@ func FuzzRecord(f *testing.F) {
 			t.Fatalf("the record %x of %+v encodes back to %x", re, d2, again)
 		}
 	})
+}
+
+// TestNodeName: the reader names nodes as graph does (what search hits
+// show), for each kind of node.
+func TestNodeName(t *testing.T) {
+	ids := []graph.NodeID{
+		graph.FileNode("r1", "net/http/client.go"),
+		graph.DirectoryNode("r1", "net/http"),
+		{Kind: graph.NodeCommit, ID: object.Sum(object.KindBlob, []byte("c")), Key: strings.Repeat("ab", 32)},
+		{Kind: graph.NodeCommit, ID: object.Sum(object.KindBlob, []byte("c")), Key: "abc"},
+		{Kind: graph.NodeItem, ID: object.Sum(object.KindBlob, []byte("i"))},
+		{Kind: "task", Key: "t-01"},
+	}
+	for _, id := range ids {
+		d := Doc{Kind: DocItem, Node: id}
+		if got, want := readerDoc(&d).Node.Name(), id.Name(); got != want {
+			t.Errorf("%+v: reader names it %q, graph %q", id, got, want)
+		}
+	}
 }

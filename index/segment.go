@@ -42,7 +42,11 @@ func openSegment(dir string) (*segment, error) {
 		return nil, err
 	}
 	s := &segment{Segment: rs, dir: dir, manifest: new(Manifest), stats: rs.Stats()}
-	if err := s.manifest.UnmarshalText(rs.ManifestText()); err != nil {
+	data, err := rs.Manifest()
+	if err == nil {
+		err = s.manifest.UnmarshalText(data)
+	}
+	if err != nil {
 		rs.Close()
 		return nil, err
 	}

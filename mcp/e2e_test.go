@@ -39,8 +39,10 @@ func TestTypeScriptClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
 		missing("the MCP TypeScript SDK is not installed: run npm ci in %s", dir)
 	}
-	bin := filepath.Join(t.TempDir(), "ctx")
-	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", bin, "../cmd/ctx")
+	// ctx and ctx-core, as installed: the front end runs ctx-core.
+	binDir := t.TempDir()
+	bin := filepath.Join(binDir, "ctx")
+	build := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", binDir+string(filepath.Separator), "../cmd/ctx", "../cmd/ctx-core")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -1,10 +1,14 @@
 package repo
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/ctx-dev/ctx/internal/storeloc"
+)
 
 var (
 	// ErrNotAStore means no .ctx directory was found.
-	ErrNotAStore = errors.New("repo: not a ctx store")
+	ErrNotAStore = storeloc.ErrNotAStore
 	// ErrExists means init found a store already in place.
 	ErrExists = errors.New("repo: store already exists")
 	// ErrNotDirectory means a path that must be a directory is not one.

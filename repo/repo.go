@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/ctx-dev/ctx/graph"
@@ -12,13 +11,14 @@ import (
 	"github.com/ctx-dev/ctx/graph/diag"
 	"github.com/ctx-dev/ctx/graph/extract"
 	"github.com/ctx-dev/ctx/internal/clock"
+	"github.com/ctx-dev/ctx/internal/storeloc"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/refs"
 	"github.com/ctx-dev/ctx/staging"
 )
 
 // DirName is the name of the store directory inside a project.
-const DirName = ".ctx"
+const DirName = storeloc.DirName
 
 // Repo is an open ctx store.
 type Repo struct {
@@ -64,36 +64,9 @@ func Registry() (*object.Registry, error) {
 // holding objects/ and HEAD), that is it; if dir has a .ctx store, that is
 // it; otherwise, with walkUp, the parents of dir are searched like git
 // does. It returns the absolute path of the .ctx directory.
-func Locate(dir string, walkUp bool) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("repo: %w", err)
-	}
-	if isStore(abs) {
-		return abs, nil
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if c := filepath.Join(d, DirName); isStore(c) {
-			return c, nil
-		}
-		if !walkUp || filepath.Dir(d) == d {
-			break
-		}
-	}
-	if walkUp {
-		return "", fmt.Errorf("%w: no %s directory in %s or any parent", ErrNotAStore, DirName, abs)
-	}
-	return "", fmt.Errorf("%w: %s holds no %s store", ErrNotAStore, abs, DirName)
-}
+func Locate(dir string, walkUp bool) (string, error) { return storeloc.Locate(dir, walkUp) }
 
-func isStore(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, "objects"))
-	if err != nil || !st.IsDir() {
-		return false
-	}
-	st, err = os.Stat(filepath.Join(dir, "HEAD"))
-	return err == nil && st.Mode().IsRegular()
-}
+func isStore(dir string) bool { return storeloc.IsStore(dir) }
 
 // Open opens the store whose .ctx directory is root.
 func Open(root string, opts Options) (*Repo, error) {

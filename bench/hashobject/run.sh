@@ -13,7 +13,7 @@
 #                        (core.fsync=loose-object, core.fsyncMethod=batch);
 #                        informational, not part of the ratios
 #   BENCH_ENFORCE=1      exit 3 if a target is missed (default: report only)
-#   CTX_BIN=PATH         use this ctx binary instead of building ./cmd/ctx
+#   CTX_BIN=PATH         use this ctx binary (with ctx-core beside it) instead of building ./cmd/ctx and ./cmd/ctx-core
 #   TMPDIR               where the temporary trees go (same file system for
 #                        the source copy and the stores)
 #
@@ -70,7 +70,7 @@ if [[ -n ${CTX_BIN:-} ]]; then
 	CTX=$CTX_BIN
 else
 	log "building ctx from $REPO_ROOT"
-	(cd "$REPO_ROOT" && go build -o "$WORK/ctx" ./cmd/ctx)
+	(cd "$REPO_ROOT" && go build -o "$WORK/" ./cmd/ctx ./cmd/ctx-core)
 	CTX=$WORK/ctx
 fi
 [[ -x $CTX ]] || die "ctx binary $CTX is not executable"

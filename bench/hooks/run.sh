@@ -19,7 +19,7 @@
 #   BENCH_SRC=DIR  tree to ingest (default: $(go env GOROOT)/src)
 #   BENCH_NODES=200 narrative nodes added (half of them tier:reference)
 #   BENCH_ENFORCE=1 exit 3 if the 20 ms target is missed
-#   CTX_BIN=PATH   use this ctx binary instead of building ./cmd/ctx
+#   CTX_BIN=PATH   use this ctx binary (with ctx-core beside it) instead of building ./cmd/ctx and ./cmd/ctx-core
 #   TMPDIR         where the copy goes
 #
 # Not a test: the machines are shared and noisy; compare medians and look
@@ -52,7 +52,7 @@ trap 'rm -rf "$WORK"' EXIT
 CTX=${CTX_BIN:-}
 if [[ -z $CTX ]]; then
 	log "building ctx"
-	(cd "$ROOT" && go build -o "$WORK/ctx" ./cmd/ctx)
+	(cd "$ROOT" && go build -o "$WORK/" ./cmd/ctx ./cmd/ctx-core)
 	CTX=$WORK/ctx
 fi
 SRC=${BENCH_SRC:-$(go env GOROOT)/src}

@@ -35,7 +35,7 @@
 #                        config.toml max_file_bytes of the ctx store, as in
 #                        bench/ingest ("default" keeps ctx's 1 MiB)
 #   BENCH_ENFORCE=1      exit 3 if a target is missed (default: report only)
-#   CTX_BIN=PATH         use this ctx binary instead of building ./cmd/ctx
+#   CTX_BIN=PATH         use this ctx binary (with ctx-core beside it) instead of building ./cmd/ctx and ./cmd/ctx-core
 #   SQLITE3=PATH         use this sqlite3 CLI (it must have FTS5)
 #   BENCH_KEEP=1         keep the temporary directory (the store, the
 #                        database, the outputs) and print its path, to
@@ -137,7 +137,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-unset CTX_DIR CTX_CPUPROFILE || true
+unset CTX_DIR CTX_CPUPROFILE CTX_FRONT || true
 
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
@@ -146,10 +146,12 @@ if [[ -n ${CTX_BIN:-} ]]; then
 	CTX=$CTX_BIN
 else
 	log "building ctx from $REPO_ROOT"
-	(cd "$REPO_ROOT" && go build -o "$WORK/ctx" ./cmd/ctx)
+	(cd "$REPO_ROOT" && go build -o "$WORK/" ./cmd/ctx ./cmd/ctx-core)
 	CTX=$WORK/ctx
 fi
 [[ -x $CTX ]] || die "ctx binary $CTX is not executable"
+CORE=$(dirname "$CTX")/ctx-core
+[[ -x $CORE ]] || die "no ctx-core beside $CTX (go build -o DIR/ ./cmd/ctx ./cmd/ctx-core)"
 
 # The helper: `tool sql DIR` prints the SQL that loads every regular file
 # under DIR (but .ctx) into the FTS5 table f; `tool time -n R -w W -- CMD
@@ -383,6 +385,9 @@ for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	[[ -s $WORK/out/fts-search-$q ]] || fail "sqlite3 query $Q found nothing"
 	M_FTS[q]=$("$SQLITE_BIN" "$DB" "SELECT count(*) FROM f WHERE f MATCH '${Q//\'/\'\'}'")
 done
+# Whether the front end answers the searches alone (the index's stamp
+# holds: docs/CLI.md, "ctx and ctx-core"), as the timed runs below will.
+FRONT_WAY=$(cd "$STORE" && CTX_FRONT=trace "$CTX" search -n 10 "${QUERIES[0]}" 2>&1 >/dev/null | sed -n 's/^ctx: //p' | head -1)
 log "ctx verify"
 "$CTX" --dir "$STORE" verify >"$WORK/out/verify" 2>&1 || fail "ctx verify exited $?: $(head -c 300 "$WORK/out/verify")"
 [[ $FAIL == 0 ]] || die "a check failed; see the FAIL lines above"
@@ -398,12 +403,13 @@ for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	read -r S_FTS[q] SC_FTS[q] ALL_FTS[q] <<<"${L[1]}"
 	log "  $Q: ctx $(ms1 "${S_CTX[q]}") ms, sqlite3 $(ms1 "${S_FTS[q]}") ms"
 done
-mapfile -t L < <(cd "$STORE" && "$TOOL" time -n "$RUNS" -w 1 -- "$WORK/bin/hello" ::: "$WORK/bin/depsfloor" ::: "$CTX" version ::: "$SQLITE_BIN" :memory: "SELECT 1")
-[[ ${#L[@]} -eq 4 ]] || die "timing the floors failed"
+mapfile -t L < <(cd "$STORE" && "$TOOL" time -n "$RUNS" -w 1 -- "$WORK/bin/hello" ::: "$WORK/bin/depsfloor" ::: "$CTX" version ::: "$CORE" version ::: "$SQLITE_BIN" :memory: "SELECT 1")
+[[ ${#L[@]} -eq 5 ]] || die "timing the floors failed"
 read -r F_HELLO FC_HELLO A_HELLO <<<"${L[0]}"
 read -r F_DEPS FC_DEPS A_DEPS <<<"${L[1]}"
 read -r F_VER FC_VER A_VER <<<"${L[2]}"
-read -r F_SQL FC_SQL A_SQL <<<"${L[3]}"
+read -r F_CORE FC_CORE A_CORE <<<"${L[3]}"
+read -r F_SQL FC_SQL A_SQL <<<"${L[4]}"
 
 # ---- 2b. new-process ctx query latency ----------------------------------------------
 # A whole prompt pack (default options: graph expansion, snippets from the
@@ -519,12 +525,13 @@ row "then query pack (ms): $CQ" "—" "$(ms1 "$MU_Q")" "—" "—" "$(median "${
 echo
 echo "CPU ratio (ctx/FTS5) of the rebuild: $(ratio "$MC_CTXR" "$MC_FTSR"); search CPU times are per process, in ms"
 echo "after a one-file edit of $CHG_FILE: ctx search brings the index up to date (a delta segment) and answers, then ctx query the graph (a code graph delta); FTS5 is one sqlite3 process, UPDATE of the row then the query; ctx add code $CHG_FILE took $(ms1 "$(median "${U_ADD[@]}")") ms (median, apart)"
-echo "floors (ms, median wall [cpu]): empty Go program $(ms1 "$F_HELLO") [$(ms1 "$FC_HELLO")], empty Go program linked with ctx's seven chosen dependencies (bench/index/depsfloor) $(ms1 "$F_DEPS") [$(ms1 "$FC_DEPS")], ctx version $(ms1 "$F_VER") [$(ms1 "$FC_VER")], sqlite3 :memory: \"SELECT 1\" $(ms1 "$F_SQL") [$(ms1 "$FC_SQL")]"
+echo "floors (ms, median wall [cpu]): empty Go program $(ms1 "$F_HELLO") [$(ms1 "$FC_HELLO")], empty Go program linked with ctx's seven chosen dependencies (bench/index/depsfloor) $(ms1 "$F_DEPS") [$(ms1 "$FC_DEPS")], ctx version (the front end, then ctx-core) $(ms1 "$F_VER") [$(ms1 "$FC_VER")], ctx-core version $(ms1 "$F_CORE") [$(ms1 "$FC_CORE")], sqlite3 :memory: \"SELECT 1\" $(ms1 "$F_SQL") [$(ms1 "$FC_SQL")]"
 # The floor of the chosen dependencies against FTS5's fastest search: at or
 # above 1.0, no ctx search can meet its target on this machine.
 FMIN=${S_FTS[0]}
 for v in "${S_FTS[@]}"; do ((v < FMIN)) && FMIN=$v; done
-echo "the chosen dependencies alone take $(ratio "$F_DEPS" "$FMIN") times as long as FTS5's fastest search ($(ms1 "$FMIN") ms)$( (($(ratio_milli "$F_DEPS" "$FMIN") >= 1000)) && echo ": a search target of <= 1.0 is out of reach while ctx links them")"
+echo "the chosen dependencies alone take $(ratio "$F_DEPS" "$FMIN") times as long as FTS5's fastest search ($(ms1 "$FMIN") ms): ctx-core links them, the front end (cmd/ctx) none"
+echo "ctx search: ${FRONT_WAY:-answered by ctx-core} (CTX_FRONT=trace, after the checks)"
 echo "queries (matching: ctx documents / FTS5 files):"
 for ((q = 0; q < ${#QUERIES[@]}; q++)); do
 	echo "  ${QLABELS[q]}: ${QUERIES[q]} — ${M_CTX[q]:-?} / ${M_FTS[q]:-?}"

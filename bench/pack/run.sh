@@ -48,7 +48,7 @@ trap cleanup EXIT
 CTX=${CTX_BIN:-$WORK/ctx}
 if [[ -z ${CTX_BIN:-} ]]; then
 	log "building ctx from $REPO_ROOT"
-	(cd "$REPO_ROOT" && go build -o "$CTX" ./cmd/ctx) || die "building ctx failed"
+	(cd "$REPO_ROOT" && go build -o "$WORK/" ./cmd/ctx ./cmd/ctx-core) || die "building ctx failed"
 fi
 
 CAN_DROP=0

@@ -24,7 +24,7 @@
 #   BENCH_DIR=DIR      where corpora and results go (default: a new
 #                      temporary directory, removed at the end unless
 #                      BENCH_KEEP=1)
-#   CTX_BIN=PATH       use this ctx binary instead of building ./cmd/ctx
+#   CTX_BIN=PATH       use this ctx binary (with ctx-core beside it) instead of building ./cmd/ctx and ./cmd/ctx-core
 #
 # Needs python3 (standard library; its sqlite3 must have FTS5, as
 # CPython's does) and go with access to a module proxy. Exit status: 0 ok,
@@ -69,7 +69,7 @@ if [[ -n ${CTX_BIN:-} ]]; then
 	cp "$CTX_BIN" "$B/bin/ctx"
 else
 	log "building ctx from $REPO_ROOT"
-	(cd "$REPO_ROOT" && go build -o "$B/bin/ctx" ./cmd/ctx) || die "building ctx failed"
+	(cd "$REPO_ROOT" && go build -o "$B/bin/" ./cmd/ctx ./cmd/ctx-core) || die "building ctx failed"
 fi
 export PATH=$B/bin:$PATH
 

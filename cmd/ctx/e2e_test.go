@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
+	"github.com/ctx-dev/ctx/index/stamp"
 	"github.com/ctx-dev/ctx/internal/testutil"
 )
 
-// The tests in this file run the ctx binary as separate processes: crash
-// injection, concurrent writers and git merges need real processes.
+// These tests run the front end and ctx-core as a user's shell does:
+// both built into one directory, ctx on the command line.
 
 var (
 	buildOnce sync.Once
@@ -24,45 +24,43 @@ var (
 	buildErr  error
 )
 
-// binaries builds ctx twice into a temporary directory: plain, and with
-// crash injection (the faultinject build tag).
-func binaries(t *testing.T) (plain, faulty string) {
+// binaries builds ctx and ctx-core into one temporary directory.
+func binaries(t *testing.T) (front, core string) {
 	t.Helper()
 	testutil.DependOnSources(t)
 	buildOnce.Do(func() {
-		binDir, buildErr = os.MkdirTemp("", "ctx-e2e-bin-")
-		if buildErr != nil {
+		if binDir, buildErr = os.MkdirTemp("", "ctx-front-bin-"); buildErr != nil {
 			return
 		}
-		for _, b := range []struct{ name, tags string }{{"ctx", ""}, {"ctx-fault", "faultinject"}} {
-			out, err := exec.Command("go", "build", "-tags="+b.tags, "-o", filepath.Join(binDir, b.name), ".").CombinedOutput()
-			if err != nil {
-				buildErr = fmt.Errorf("go build %s: %v\n%s", b.name, err, out)
-				return
-			}
+		out, err := exec.Command("go", "build", "-o", binDir+string(filepath.Separator), "github.com/ctx-dev/ctx/cmd/ctx", "github.com/ctx-dev/ctx/cmd/ctx-core").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
 	}
-	return filepath.Join(binDir, "ctx"), filepath.Join(binDir, "ctx-fault")
+	return filepath.Join(binDir, "ctx"), filepath.Join(binDir, coreName)
 }
 
-// result is the outcome of one process.
 type result struct {
 	stdout, stderr string
-	code           int  // exit status; -1 when killed by a signal
-	killed         bool // killed by SIGKILL (a crash point)
+	code           int
 }
 
-// run runs a program in dir with extra environment variables and stdin.
-func run(t *testing.T, dir string, env []string, stdin string, prog string, args ...string) result {
+// runProg runs prog in dir; the front end says which way each command
+// went (CTX_FRONT=trace).
+func runProg(t *testing.T, dir string, env []string, prog string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CTX_DIR=", "CTX_FAULT=")
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CTX_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, "CTX_FRONT=trace")
 	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -72,61 +70,219 @@ func run(t *testing.T, dir string, env []string, stdin string, prog string, args
 	case err == nil:
 	case errors.As(err, &ee):
 		r.code = ee.ExitCode()
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
-			r.killed = true
-		}
 	default:
 		t.Fatalf("%s %v: %v", prog, args, err)
 	}
 	return r
 }
 
-// must runs a program and fails the test unless it exits 0.
-func must(t *testing.T, dir string, env []string, stdin string, prog string, args ...string) string {
+func must(t *testing.T, dir, prog string, args ...string) string {
 	t.Helper()
-	r := run(t, dir, env, stdin, prog, args...)
+	r := runProg(t, dir, nil, prog, args...)
 	if r.code != 0 {
-		t.Fatalf("%s %s: exit %d\nstdout: %s\nstderr: %s", filepath.Base(prog), strings.Join(args, " "), r.code, r.stdout, r.stderr)
+		t.Fatalf("%s %s: exit %d\n%s%s", filepath.Base(prog), strings.Join(args, " "), r.code, r.stdout, r.stderr)
 	}
-	return strings.TrimSpace(r.stdout)
+	return r.stdout
 }
 
-// copyDir copies a directory tree, keeping file modes.
-func copyDir(t *testing.T, src, dst string) {
+const answered = "ctx: answered from the index"
+
+// project makes a project with a store, two Go files ingested and a note.
+func project(t *testing.T, ctx string) string {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
+	dir := t.TempDir()
+	files := map[string]string{
+		"go.mod":          "module example.com/p\n\ngo 1.22\n",
+		"net/client.go":   "package net\n\n// Retry sends a request again after a backoff.\nfunc Retry(n int) int { return n + 1 }\n",
+		"net/server.go":   "package net\n\n// Serve answers requests until the listener closes.\nfunc Serve() {}\n",
+		"util/strings.go": "package util\n\n// Trim removes spaces.\nfunc Trim(s string) string { return s }\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
+	}
+	must(t, dir, ctx, "init")
+	must(t, dir, ctx, "add", "code", "-q")
+	must(t, dir, ctx, "add", "note", "The retry backoff doubles up to a minute.")
+	return dir
+}
+
+// search runs a search through the front end until it answers alone,
+// checking every answer against ctx-core's own, which it returns. The
+// first runs ctx-core, which writes the stamp unless something changed
+// in the same tick of the file system's clock (racy, index/stamp); so
+// may the next few, as long as the clock has not moved on.
+func search(t *testing.T, dir, ctx, core string, args ...string) string {
+	t.Helper()
+	want := runProg(t, dir, nil, core, args...)
+	if want.code != 0 {
+		t.Fatalf("ctx-core %v: exit %d: %s", args, want.code, want.stderr)
+	}
+	for i := range 50 {
+		got := runProg(t, dir, nil, ctx, args...)
+		if got.code != 0 || got.stdout != want.stdout {
+			t.Fatalf("ctx %v (run %d): exit %d\n%s\nwant\n%s\nstderr: %s", args, i, got.code, got.stdout, want.stdout, got.stderr)
 		}
-		if d.IsDir() {
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		if strings.Contains(got.stderr, answered) {
+			return want.stdout
 		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
+	}
+	t.Fatalf("ctx %v never answered without ctx-core", args)
+	return ""
+}
+
+// TestFrontAnswers: the front end answers searches alone once a ctx-core
+// process has stamped the index, with ctx-core's bytes, text and JSON.
+func TestFrontAnswers(t *testing.T) {
+	ctx, core := binaries(t)
+	dir := project(t, ctx)
+	first := runProg(t, dir, nil, ctx, "search", "retry")
+	if first.code != 0 || !strings.Contains(first.stderr, "running ctx-core: no stamp") {
+		t.Fatalf("the first search: exit %d, %s", first.code, first.stderr)
+	}
+	for _, args := range [][]string{
+		{"search", "retry"},
+		{"search", "retry", "backoff"},
+		{"search", "-n", "1", "retry"},
+		{"--json", "search", "retry"},
+		{"search", "--json", "--limit=1", "request"},
+		{"search", "--type", "note", "retry"},
+		{"search", "--type=item", "-t", "tier:working", "retry"},
+		{"search", "--include-superseded", "Retry"},
+		{"search", "\"sends a request\""},
+		{"search", "path:net", "request"},
+		{"search", "nothingmatchesthis"},
+		{"search", "--", "retry", "-backoff"},
+		{"--dir", ".ctx", "search", "retry"},
+	} {
+		search(t, dir, ctx, core, args...)
+	}
+	// From a subdirectory, and with CTX_DIR.
+	sub := filepath.Join(dir, "net")
+	got := runProg(t, sub, nil, ctx, "search", "retry")
+	if !strings.Contains(got.stderr, answered) || !strings.Contains(got.stdout, "net.Retry") {
+		t.Errorf("from a subdirectory: %s%s", got.stdout, got.stderr)
+	}
+	got = runProg(t, t.TempDir(), []string{"CTX_DIR=" + dir}, ctx, "search", "retry")
+	if !strings.Contains(got.stderr, answered) || !strings.Contains(got.stdout, "net.Retry") {
+		t.Errorf("with CTX_DIR: %s%s", got.stdout, got.stderr)
+	}
+	// CTX_FRONT=off sends it to ctx-core, with the same answer.
+	off := runProg(t, dir, []string{"CTX_FRONT=off"}, ctx, "search", "retry")
+	if off.code != 0 || off.stderr != "" || off.stdout != got.stdout {
+		t.Errorf("CTX_FRONT=off: exit %d\n%s%s", off.code, off.stdout, off.stderr)
+	}
+}
+
+// TestFrontSameFailures: what the front end does not answer, ctx-core
+// does, with the same output and exit status as when run alone.
+func TestFrontSameFailures(t *testing.T) {
+	ctx, core := binaries(t)
+	dir := project(t, ctx)
+	must(t, dir, ctx, "search", "retry") // the stamp
+	for _, args := range [][]string{
+		{"search"},
+		{"search", "-n", "0", "retry"},
+		{"search", "--type", "bogus", "retry"},
+		{"search", "--tag", "Not A Tag!", "retry"},
+		{"search", "-type:item", "retry"},
+		{"search", "the"},
+		{"search", "bogus:filter", "x"},
+		{"--session", "nosuchsession", "search", "retry"},
+		{"--json", "search", "-n", "-1", "retry"},
+		{"version"},
+		{"status"},
+		{"nosuchcommand"},
+	} {
+		want := runProg(t, dir, []string{"CTX_FRONT="}, core, args...)
+		got := runProg(t, dir, []string{"CTX_FRONT="}, ctx, args...)
+		if got != want {
+			t.Errorf("ctx %q: exit %d\n%s%s\nwant exit %d\n%s%s", args, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
 		}
-		return os.WriteFile(target, data, info.Mode().Perm())
-	})
+	}
+}
+
+// TestFrontNoticesChanges: every way the store changes under a stamped
+// index sends the next search to ctx-core, which answers for the store
+// as it is now; the search after answers alone again.
+func TestFrontNoticesChanges(t *testing.T) {
+	ctx, core := binaries(t)
+	dir := project(t, ctx)
+	root := filepath.Join(dir, ".ctx")
+	notes := func() string {
+		t.Helper()
+		ms, _ := filepath.Glob(filepath.Join(root, "narrative", "observations", "*.md"))
+		if len(ms) == 0 {
+			t.Fatal("no narrative file")
+		}
+		return ms[0]
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T)
+		query  string // what the changed store answers
+		want   string
+	}{
+		{"a note added", func(t *testing.T) { must(t, dir, ctx, "add", "note", "Quokkas answer every request.") }, "quokkas", "Quokkas"},
+		{"a narrative file edited by hand", func(t *testing.T) {
+			f, err := os.OpenFile(notes(), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(f, "\nWombats too.")
+			f.Close()
+		}, "wombats", "Wombats"},
+		{"a narrative file rewritten, size and time kept", func(t *testing.T) {
+			p := notes()
+			data, _ := os.ReadFile(p)
+			info, _ := os.Stat(p)
+			os.WriteFile(p, bytes.Replace(data, []byte("Wombats"), []byte("Numbats"), 1), 0o644)
+			os.Chtimes(p, info.ModTime(), info.ModTime())
+		}, "numbats", "Numbats"},
+		{"code changed and ingested", func(t *testing.T) {
+			os.WriteFile(filepath.Join(dir, "util", "strings.go"), []byte("package util\n\n// Pad adds spaces.\nfunc Pad(s string) string { return s }\n"), 0o644)
+			must(t, dir, ctx, "add", "code", "-q")
+		}, "Pad", "util.Pad"},
+		{"a staging session started", func(t *testing.T) {
+			must(t, dir, ctx, "stage", "start", "platypus work")
+			must(t, dir, ctx, "add", "note", "Platypuses stage their work.")
+		}, "platypuses", "Platypuses"},
+		{"a stamp torn by a crash", func(t *testing.T) {
+			os.WriteFile(stamp.Path(root), []byte("ctx-index-stamp 1\nformat"), 0o644)
+		}, "retry", "net.Retry"},
+		{"the index deleted", func(t *testing.T) { os.RemoveAll(filepath.Join(root, "index")) }, "retry", "net.Retry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			search(t, dir, ctx, core, "search", "retry") // stamped
+			tc.change(t)
+			got := runProg(t, dir, nil, ctx, "search", tc.query)
+			if got.code != 0 || !strings.Contains(got.stdout, tc.want) {
+				t.Fatalf("after the change: exit %d\n%s%s", got.code, got.stdout, got.stderr)
+			}
+			if strings.Contains(got.stderr, answered) {
+				t.Fatalf("answered from the stamp after the change: %s", got.stdout)
+			}
+			search(t, dir, ctx, core, "search", tc.query)
+		})
+	}
+}
+
+// TestFrontWithoutCore: a front end installed alone says what to do.
+func TestFrontWithoutCore(t *testing.T) {
+	ctx, _ := binaries(t)
+	alone := filepath.Join(t.TempDir(), "ctx")
+	data, err := os.ReadFile(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(alone, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got := runProg(t, t.TempDir(), []string{"PATH=" + t.TempDir()}, alone, "version")
+	if got.code != 1 || !strings.Contains(got.stderr, "ctx-core") || !strings.Contains(got.stderr, "go install") {
+		t.Errorf("exit %d: %s", got.code, got.stderr)
 	}
 }

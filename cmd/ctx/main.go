@@ -1,71 +1,76 @@
-// Command ctx is the command-line interface of the ctx store: plumbing
-// commands over objects and refs, and porcelain built on them. See
-// docs/CLI.md.
+// Command ctx is ctx's front end: a small program that answers
+// `ctx search` alone when the index's stamp shows the index fresh, and
+// runs ctx-core, the whole of ctx, for everything else.
+//
+// A process that links the object store, the Markdown parser and
+// tree-sitter (with its C runtime) takes three to four milliseconds to
+// start; this one links only the index's reader (index/reader), its
+// stamp (index/stamp) and the standard library, and starts like an empty
+// Go program. It reads the stamp a full ctx process wrote when it last
+// found the index fresh, checks its stat data, and searches the segments
+// it names. Anything else, or any doubt (a command line it does not
+// know, a stamp that does not hold, an error), runs ctx-core with the
+// same arguments, which answers, brings the index up to date and writes a
+// new stamp. Both print the same bytes (docs/CLI.md, "ctx and ctx-core").
+//
+// ctx-core is looked for beside this program, then on PATH. CTX_FRONT=off
+// sends every command to it; CTX_FRONT=trace says on stderr which way a
+// command went.
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
-	"os/signal"
-	"runtime/pprof"
-	"sync"
-	"syscall"
-	"time"
-
-	"github.com/ctx-dev/ctx/internal/gcfloor"
+	"path/filepath"
+	"runtime"
 )
 
+// coreName is the full ctx program's name.
+const coreName = "ctx-core"
+
 func main() {
-	ctx, cancel := context.WithCancel(context.Background())
-	var once sync.Once
-	interruptible := func() { once.Do(func() { watchSignals(cancel) }) }
-	stopProfile := cpuProfile(os.Getenv("CTX_CPUPROFILE"))
-	serving := func() {}
-	if gcFloor(os.Getenv) {
-		serving = gcfloor.SetFor(gcfloor.Memory)
+	args := os.Args[1:]
+	mode := os.Getenv("CTX_FRONT")
+	if mode != "off" {
+		if code, why := front(args, os.Getenv, os.Stdout); why == "" {
+			if mode == "trace" {
+				fmt.Fprintln(os.Stderr, "ctx: answered from the index")
+			}
+			os.Exit(code)
+		} else if mode == "trace" {
+			fmt.Fprintf(os.Stderr, "ctx: running %s: %s\n", coreName, why)
+		}
 	}
-	code := Main(ctx, os.Args[1:], Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Interruptible: interruptible, Serving: serving})
-	stopProfile()
+	core, err := corePath()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ctx: %v\nhint: install both programs into one directory: go install github.com/ctx-dev/ctx/cmd/...@latest (or go install ./cmd/... in a checkout)\n", err)
+		os.Exit(1)
+	}
+	code, err := run(core, args)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "ctx: running %s: %v\n", core, err)
+		os.Exit(1)
+	}
 	os.Exit(code)
 }
 
-// gcFloor reports whether a ctx process puts a floor under the garbage
-// collector's heap goal (gcfloor.SetFor the memory it may use): not when
-// GOGC or GOMEMLIMIT is set, as the user's settings win. With it a
-// rebuild of the index of Go's source tree collects twice instead of 23
-// times, and a query not at all instead of ten times (docs/benchmarks.md,
-// eighth round).
-func gcFloor(getenv func(string) string) bool {
-	return getenv("GOGC") == "" && getenv("GOMEMLIMIT") == ""
-}
-
-// watchSignals makes SIGINT and SIGTERM ask the command to stop (cancel
-// its context). A second signal kills at once, and a command that has
-// not stopped in two seconds is ended anyway: every write is crash-safe.
-//
-// Only commands that write, build or run something call it (through
-// Env.Interruptible): the watch costs a goroutine and a thread, a quarter
-// of a millisecond, and a command that only reads can die at once.
-func watchSignals(cancel context.CancelFunc) {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		<-ch
-		signal.Stop(ch)
-		cancel()
-		time.AfterFunc(2*time.Second, func() { os.Exit(130) })
-	}()
-}
-
-// cpuProfile writes a CPU profile of the run to path when it is set (for
-// `go tool pprof`; see bench/ingest/run.sh). Undocumented on purpose.
-func cpuProfile(path string) (stop func()) {
-	if path == "" {
-		return func() {}
+// corePath finds ctx-core: beside this program, else on PATH.
+func corePath() (string, error) {
+	name := coreName
+	if runtime.GOOS == "windows" {
+		name += ".exe"
 	}
-	f, err := os.Create(path)
-	if err != nil || pprof.StartCPUProfile(f) != nil {
-		return func() {}
+	var tried []string
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), name)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+		tried = append(tried, p)
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	if p, err := lookPath(name); err == nil {
+		return p, nil
+	}
+	tried = append(tried, "PATH")
+	return "", fmt.Errorf("%s, the rest of ctx, is not installed: not found in %v", coreName, tried)
 }

@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	ctxBin = filepath.Join(tmp, "ctx")
-	build := exec.Command("go", "build", "-o", ctxBin, "github.com/ctx-dev/ctx/cmd/ctx")
+	// ctx and ctx-core, as installed: the front end runs ctx-core.
+	build := exec.Command("go", "build", "-o", tmp+string(filepath.Separator), "github.com/ctx-dev/ctx/cmd/ctx", "github.com/ctx-dev/ctx/cmd/ctx-core")
 	build.Dir = filepath.Join("..", "..") // the module root, /work/main
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building ctx: %v\n%s", err, out)

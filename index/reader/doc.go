@@ -14,7 +14,11 @@ package reader
 
 import (
 	"errors"
+	"strconv"
 	"strings"
+
+	"github.com/ctx-dev/ctx/index/table"
+	"github.com/ctx-dev/ctx/index/text"
 )
 
 // IDSize is the length of a node id in bytes (an object.ID's).
@@ -123,3 +127,9 @@ func LastName(key string) string {
 	}
 	return key
 }
+
+// Format names the formats of what this package reads (document records,
+// tables, the tokenizer's terms): the stamp records it (index/stamp), so
+// that a reader built from another version of ctx does not trust a stamp
+// written by this one.
+var Format = "record" + strconv.Itoa(recordVersion) + "-table" + strconv.Itoa(table.Version) + "-text" + strconv.Itoa(text.Version)

@@ -3,6 +3,7 @@ package reader
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -426,23 +427,15 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	// count (a query that names a symbol is one word: it excludes
 	// nothing, so every document Accept sees matches).
 	so.K = limit + min(len(symbols), limit)
-	// Sets of document numbers as bits: Accept sees every document the
-	// text matches (tens of thousands for "error", which names as many
-	// symbols), where maps cost a hash each.
-	var isSymbol, inText docSet
+	var named symbolSet
 	if len(symbols) > 0 {
-		isSymbol, inText = newDocSet(ix.Docs()), newDocSet(ix.Docs())
-		for _, d := range symbols {
-			isSymbol.add(d)
-		}
+		named = newSymbolSet(symbols, ix.Docs())
 		accept := so.Accept
 		so.Accept = func(doc uint32) bool {
 			if accept != nil && !accept(doc) {
 				return false
 			}
-			if isSymbol.has(doc) {
-				inText.add(doc)
-			}
+			named.see(doc)
 			return true
 		}
 	}
@@ -479,12 +472,64 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 			return nil, 0, err
 		}
 	}
-	for _, doc := range symbols {
-		if !inText.has(doc) {
-			matched++ // named, though its text lacks a query word
+	matched += named.unseen() // named, though their text lacks a query word
+	return hits, matched, nil
+}
+
+// symbolSet is the documents a search names as symbols, and which of
+// them the text matched too. Accept sees every document the text matches
+// (tens of thousands for "error", which names as many symbols), where a
+// map costs a hash each: many symbols are bits over the index's
+// documents; a few, a sorted list, as bits cost a zeroed page of memory
+// for every 32,768 documents, a new process's page faults.
+type symbolSet struct {
+	few        []uint32 // sorted, when there are few
+	fewSeen    []bool   // per entry of few
+	bits, seen docSet   // when there are many
+}
+
+// manySymbols is where a symbolSet turns to bits.
+const manySymbols = 64
+
+func newSymbolSet(symbols []uint32, docs int) symbolSet {
+	if len(symbols) <= manySymbols {
+		few := slices.Clone(symbols)
+		slices.Sort(few)
+		few = slices.Compact(few)
+		return symbolSet{few: few, fewSeen: make([]bool, len(few))}
+	}
+	s := symbolSet{bits: newDocSet(docs), seen: newDocSet(docs)}
+	for _, d := range symbols {
+		s.bits.add(d)
+	}
+	return s
+}
+
+// see notes that the text matched doc.
+func (s *symbolSet) see(doc uint32) {
+	if s.bits == nil {
+		if i, ok := slices.BinarySearch(s.few, doc); ok {
+			s.fewSeen[i] = true
+		}
+		return
+	}
+	if s.bits.has(doc) {
+		s.seen.add(doc)
+	}
+}
+
+// unseen counts the symbols the text did not match.
+func (s *symbolSet) unseen() int {
+	n := 0
+	for _, seen := range s.fewSeen {
+		if !seen {
+			n++
 		}
 	}
-	return hits, matched, nil
+	for i, w := range s.bits {
+		n += bits.OnesCount64(w &^ s.seen[i])
+	}
+	return n
 }
 
 // docKind returns the document kind a search's type filter names: item,

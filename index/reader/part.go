@@ -101,7 +101,11 @@ func openDelta(dir string, base *Segment) (_ *Delta, err error) {
 			}
 		}
 	}()
-	if b := ManifestBase(seg.manifest); b != filepath.Base(base.dir) {
+	dm, err := seg.Manifest()
+	if err != nil {
+		return nil, err
+	}
+	if b := ManifestBase(dm); b != filepath.Base(base.dir) {
 		return nil, fmt.Errorf("%w: delta segment of %s, not of %s", ErrCorrupt, b, filepath.Base(base.dir))
 	}
 	if err := OpenTables(dir, []TableSpec{{DeltaFile, "delta", &d.tbl}}); err != nil {
@@ -280,14 +284,14 @@ func NewPart(base *Segment, d *Delta) Part {
 	return c
 }
 
-// ManifestText is the text of what the part was built from: its delta's
-// manifest, which records what a full build of the part would, or its
-// base's.
-func (c *Part) ManifestText() []byte {
+// Manifest returns the text of what the part was built from: its
+// delta's manifest, which records what a full build of the part would,
+// or its base's.
+func (c *Part) Manifest() ([]byte, error) {
 	if c.delta != nil {
-		return c.delta.seg.manifest
+		return c.delta.seg.Manifest()
 	}
-	return c.base.manifest
+	return c.base.Manifest()
 }
 
 // Base is the part's base segment; Delta its delta, nil for none.

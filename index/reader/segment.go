@@ -16,7 +16,9 @@ import (
 // store (docs/INDEX.md, "Layout and segments").
 type Segment struct {
 	dir      string
-	manifest []byte // the text of its manifest: what it was built from
+	manifest []byte // the text of its manifest (what it was built from), once read
+	maniErr  error
+	maniRead bool
 	docs     *table.Table
 	terms    *table.Table
 	keys     *table.Table
@@ -36,8 +38,8 @@ func (s *Segment) Close() error {
 	return errors.Join(errs...)
 }
 
-// OpenSegment opens the segment in dir. It reads the manifest's text
-// and each table's header and footer, nothing else.
+// OpenSegment opens the segment in dir. It reads each table's header and
+// footer, nothing else.
 func OpenSegment(dir string) (_ *Segment, err error) {
 	s := &Segment{dir: dir}
 	defer func() {
@@ -45,9 +47,6 @@ func OpenSegment(dir string) (_ *Segment, err error) {
 			s.Close()
 		}
 	}()
-	if s.manifest, err = os.ReadFile(filepath.Join(dir, ManifestFile)); err != nil {
-		return nil, err
-	}
 	if err := OpenTables(dir, []TableSpec{{DocsFile, "docs", &s.docs}, {TermsFile, "terms", &s.terms}, {KeysFile, "keys", &s.keys}}); err != nil {
 		return nil, err
 	}
@@ -78,9 +77,15 @@ func OpenSegment(dir string) (_ *Segment, err error) {
 // Dir is the segment's directory.
 func (s *Segment) Dir() string { return s.dir }
 
-// ManifestText is the text of the segment's manifest, which package
-// index parses.
-func (s *Segment) ManifestText() []byte { return s.manifest }
+// Manifest returns the text of the segment's manifest, which package
+// index parses; it is read when first asked for (a search needs none).
+func (s *Segment) Manifest() ([]byte, error) {
+	if !s.maniRead {
+		s.manifest, s.maniErr = os.ReadFile(filepath.Join(s.dir, ManifestFile))
+		s.maniRead = true
+	}
+	return s.manifest, s.maniErr
+}
 
 // Terms is the segment's terms table, Keys its keys table: for tests
 // and tools that list them.

@@ -27,14 +27,21 @@ func corruptf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...)
 }
 
-// Errors of the postings decoders, allocated once so that decoding never
-// allocates, even when it fails.
+// Errors of the postings decoders, made once so that decoding never
+// allocates, even when it fails; without fmt, which would cost every
+// process that links this package its machinery at start-up.
 var (
-	errPostingVarint   = corruptf("postings: bad varint")
-	errPostingOverflow = corruptf("postings: value overflows uint32")
-	errPostingCount    = corruptf("postings: position count exceeds the list")
-	errPostingSkip     = corruptf("postings: skip table entry out of order or past the list")
+	errPostingVarint   error = corruption("postings: bad varint")
+	errPostingOverflow error = corruption("postings: value overflows uint32")
+	errPostingCount    error = corruption("postings: position count exceeds the list")
+	errPostingSkip     error = corruption("postings: skip table entry out of order or past the list")
 )
+
+// corruption is a fixed corruptf error: "table: corrupt: " and what.
+type corruption string
+
+func (c corruption) Error() string { return ErrCorrupt.Error() + ": " + string(c) }
+func (c corruption) Unwrap() error { return ErrCorrupt }
 
 func fmtVersion(v int) error {
 	return fmt.Errorf("%w %d (this reader knows %d to %d)", ErrVersion, v, ReadMinVersion, ReadMaxVersion)

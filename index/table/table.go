@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"os"
 	"sync/atomic"
 
 	"github.com/ctx-dev/ctx/internal/mmap"
@@ -52,30 +51,15 @@ func Open(path string) (*Table, error) {
 }
 
 func open(path string) (*Table, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
+	data, unmap, err := mmap.MapFile(path)
+	switch {
+	case errors.Is(err, mmap.ErrNotRegular):
 		return nil, corruptf("not a regular file")
-	}
-	size := fi.Size()
-	if size < headerFixed+1+footerSize {
-		return nil, corruptf("file of %d bytes is shorter than a header and footer", size)
-	}
-	if uint64(size) > math.MaxInt {
-		return nil, corruptf("file of %d bytes does not fit in memory", size)
-	}
-	data, unmap, err := mmap.Map(f, int(size))
-	if errors.Is(err, mmap.ErrShrank) {
+	case errors.Is(err, mmap.ErrTooLarge):
+		return nil, corruptf("file does not fit in memory")
+	case errors.Is(err, mmap.ErrShrank):
 		return nil, corruptf("%v", err)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
 	}
 	t, err := newTable(data)

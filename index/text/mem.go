@@ -7,7 +7,7 @@ import (
 
 // MemIndex is a full-text index in memory: a Reader for tests, for small
 // collections, and as the reference the on-disk index is checked against
-// (see TestReader). Documents are numbered from 0 in the order added.
+// (see texttest.Reader). Documents are numbered from 0 in the order added.
 type MemIndex struct {
 	tok     Tokenizer
 	docLens []uint32

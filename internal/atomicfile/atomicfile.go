@@ -9,6 +9,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,17 @@ import (
 
 // Write replaces the file at path with data, atomically and durably.
 func Write(path string, data []byte, perm os.FileMode) error {
+	return WriteFunc(path, perm, func(*os.File) ([]byte, error) { return data, nil })
+}
+
+// ErrSkip, returned by WriteFunc's content function, leaves the file at
+// path as it was, and WriteFunc returns nil.
+var ErrSkip = errors.New("atomicfile: skip")
+
+// WriteFunc is Write of the content content returns, given the
+// temporary file before anything is written to it: content may read the
+// file system's time from it (the temporary file's modification time).
+func WriteFunc(path string, perm os.FileMode, content func(tmp *os.File) ([]byte, error)) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -34,6 +46,13 @@ func Write(path string, data []byte, perm os.FileMode) error {
 			_ = os.Remove(tmp)
 		}
 	}()
+	data, err := content(f)
+	if errors.Is(err, ErrSkip) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("atomicfile: write %s: %w", tmp, err)
 	}

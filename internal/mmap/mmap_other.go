@@ -28,3 +28,23 @@ func Map(f *os.File, size int) (data []byte, unmap func() error, err error) {
 	}
 	return data, func() error { return nil }, nil
 }
+
+// MapFile reads the whole of the regular file at path into memory.
+func MapFile(path string) (data []byte, unmap func() error, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, &os.PathError{Op: "map", Path: path, Err: ErrNotRegular}
+	}
+	if st.Size() > int64(^uint(0)>>1) {
+		return nil, nil, &os.PathError{Op: "map", Path: path, Err: ErrTooLarge}
+	}
+	return Map(f, int(st.Size()))
+}

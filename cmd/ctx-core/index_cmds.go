@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/object"
 	"github.com/ctx-dev/ctx/repo"
@@ -39,10 +40,10 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 		}
 	}
 	q := strings.Join(c.Query, " ")
-	var hits []index.Hit
+	var hits []reader.Hit
 	var matched int
 	err := useIndex(app, r, func(ix *index.Index) (err error) {
-		hits, matched, err = ix.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type, Tags: c.Tag, IncludeSuperseded: c.IncludeSuperseded})
+		hits, matched, err = ix.Index.Search(q, index.SearchOptions{Limit: c.Limit, Kinds: c.Type, Tags: c.Tag, IncludeSuperseded: c.IncludeSuperseded})
 		return err
 	})
 	if errors.Is(err, index.ErrInvalidQuery) {
@@ -51,37 +52,18 @@ func (c *SearchCmd) Run(app *App, r *repo.Repo) error {
 	if err != nil {
 		return err
 	}
+	// The answer as the lean front end prints it when the index's stamp
+	// lets it answer alone (cmd/ctx): the same bytes, in one write.
 	if app.Globals.JSON {
-		return app.emit(index.NewResult(q, matched, hits))
-	}
-	if len(hits) == 0 {
-		app.printf("no hits for %q\n", q)
-		return nil
-	}
-	// One write for the whole answer: a line per write costs a system
-	// call each, in a command whose whole run is a few milliseconds.
-	var out strings.Builder
-	for _, h := range hits {
-		d := h.Doc
-		loc := ""
-		switch {
-		case d.Path != "" && d.StartLine > 0:
-			loc = fmt.Sprintf("  %s:%d-%d", d.Path, d.StartLine, d.EndLine)
-		case d.Kind != index.DocFile && d.Kind != index.DocItem && d.Kind != index.DocDiagnostic:
-			loc = "  [" + d.Node.Key + "]" // a narrative node: its id
+		out, err := reader.AppendJSON(nil, reader.NewResult(q, matched, hits))
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(&out, "%-11s %s%s  (%.2f)\n", d.Kind, d.Title, loc, h.Score)
-		if s := strings.TrimSpace(h.Snippet.Text); s != "" && s != d.Title {
-			for _, line := range strings.Split(s, "\n") {
-				fmt.Fprintf(&out, "    %s\n", strings.TrimRight(line, " \t\r"))
-			}
-		}
+		_, err = app.Stdout.Write(out)
+		return err
 	}
-	if matched > len(hits) {
-		fmt.Fprintf(&out, "(%d of %d matching; -n for more)\n", len(hits), matched)
-	}
-	app.printf("%s", out.String())
-	return nil
+	_, err = app.Stdout.Write(reader.AppendText(nil, q, matched, hits))
+	return err
 }
 
 // useIndex runs fn with the index (index.Use: brought up to date first,

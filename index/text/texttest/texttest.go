@@ -1,13 +1,18 @@
-package text
+// Package texttest is the conformance suite of text.Reader
+// implementations: package text's in-memory index and the on-disk index
+// run it.
+package texttest
 
 import (
 	"fmt"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/ctx-dev/ctx/index/text"
 )
 
-// conformanceDocs are the documents TestReader indexes: code in several
+// conformanceDocs are the documents Reader indexes: code in several
 // languages, prose, paths, keys, repeated terms, an empty document and one
 // of stop words only.
 var conformanceDocs = []string{
@@ -23,7 +28,7 @@ var conformanceDocs = []string{
 	"exponential growth, not backoff",
 }
 
-// conformanceQueries are the queries TestReader runs on both indexes.
+// conformanceQueries are the queries Reader runs on both indexes.
 var conformanceQueries = []string{
 	"backoff", "exponential backoff", `"exponential backoff"`, "Client.connect",
 	"client -jitter", "max_file_bytes", "maxfilebytes", `"state of the art"`,
@@ -37,9 +42,9 @@ var conformanceQueries = []string{
 // must index the documents given, document i under number i, each
 // tokenized from position 0 by Tokenize. It is the conformance suite of
 // Reader implementations (the on-disk index runs it).
-func TestReader(t *testing.T, build func(tb testing.TB, docs []string) Reader) {
+func Reader(t *testing.T, build func(tb testing.TB, docs []string) text.Reader) {
 	t.Helper()
-	ref := NewMemIndex()
+	ref := text.NewMemIndex()
 	for _, d := range conformanceDocs {
 		ref.Add(d)
 	}
@@ -79,7 +84,7 @@ func TestReader(t *testing.T, build func(tb testing.TB, docs []string) Reader) {
 			for start := range n + 1 {
 				for target := start; target <= n+1; target++ {
 					p, _ := r.Postings(term)
-					s, ok := p.(Seeker)
+					s, ok := p.(text.Seeker)
 					if !ok {
 						t.Skip("postings do not implement Seeker")
 					}
@@ -98,12 +103,12 @@ func TestReader(t *testing.T, build func(tb testing.TB, docs []string) Reader) {
 	t.Run("Search", func(t *testing.T) {
 		for _, q := range conformanceQueries {
 			for _, any := range []bool{false, true} {
-				opts := SearchOptions{K: 5, Any: any}
-				got, err := Search(r, ParseQuery(q), opts)
+				opts := text.SearchOptions{K: 5, Any: any}
+				got, err := text.Search(r, text.ParseQuery(q), opts)
 				if err != nil {
 					t.Fatalf("Search(%q): %v", q, err)
 				}
-				want, _ := Search(ref, ParseQuery(q), opts)
+				want, _ := text.Search(ref, text.ParseQuery(q), opts)
 				if !reflect.DeepEqual(got, want) {
 					t.Errorf("Search(%q, any=%v) = %+v, want %+v", q, any, got, want)
 				}
@@ -119,7 +124,7 @@ type posting struct {
 	Pos  []uint32
 }
 
-func readPostings(p Postings) []posting {
+func readPostings(p text.Postings) []posting {
 	var out []posting
 	for p.Next() {
 		out = append(out, posting{p.Doc(), p.Freq(), slices.Clone(p.Positions())})
@@ -129,7 +134,7 @@ func readPostings(p Postings) []posting {
 
 // readFrom returns the first posting of term at or after max(start,
 // target) in ref, formatted, or "end".
-func readFrom(ref *MemIndex, term string, start, target uint32) string {
+func readFrom(ref *text.MemIndex, term string, start, target uint32) string {
 	p, _ := ref.Postings(term)
 	for p.Next() {
 		if p.Doc() >= max(start, target) {

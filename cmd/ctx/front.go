@@ -1,0 +1,190 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ctx-dev/ctx/index/reader"
+	"github.com/ctx-dev/ctx/index/stamp"
+	"github.com/ctx-dev/ctx/internal/storeloc"
+)
+
+// searchLine is a ctx search command line as the front end reads it.
+type searchLine struct {
+	json    bool
+	dir     string
+	session string
+	hasDir  bool // --dir given (CTX_DIR is not read then)
+	hasSess bool // --session given (CTX_SESSION is not read then)
+	opts    reader.SearchOptions
+	query   []string
+}
+
+// parseSearch reads args as ctx-core's parser would a search, for the
+// flags the front end knows: the global --json, --dir and --session,
+// and search's --type, -t/--tag, --include-superseded and -n/--limit, in
+// any order around the words of the query, and "--" before words that
+// start with '-'. Anything else, a flag given twice where once is the
+// rule, or a value the full parser might read otherwise, is "" and why:
+// ctx-core then reads the line and says what is wrong with it.
+func parseSearch(args []string) (*searchLine, string) {
+	l := &searchLine{opts: reader.SearchOptions{Limit: 10}}
+	seenCmd, hasLimit := false, false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if seenCmd && a == "--" {
+			l.query = append(l.query, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			if !seenCmd {
+				if a != "search" {
+					return nil, "not a search"
+				}
+				seenCmd = true
+				continue
+			}
+			l.query = append(l.query, a)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		// A flag's value: after '=', or the next argument.
+		value := func() (string, bool) {
+			if hasVal {
+				return val, true
+			}
+			if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") {
+				return "", false
+			}
+			i++
+			return args[i], true
+		}
+		var ok bool
+		switch name {
+		case "--json":
+			l.json, ok = true, !hasVal
+		case "--dir":
+			if !l.hasDir {
+				l.dir, ok = value()
+				l.hasDir = ok
+			}
+		case "--session":
+			if !l.hasSess {
+				l.session, ok = value()
+				l.hasSess = ok
+			}
+		case "--type":
+			var t string
+			if t, ok = value(); ok && seenCmd {
+				l.opts.Kinds = append(l.opts.Kinds, t)
+			}
+			ok = ok && seenCmd
+		case "-t", "--tag":
+			if name == "-t" && hasVal {
+				break
+			}
+			var t string
+			if t, ok = value(); ok && seenCmd {
+				l.opts.Tags = append(l.opts.Tags, t)
+			}
+			ok = ok && seenCmd
+		case "--include-superseded":
+			l.opts.IncludeSuperseded, ok = true, !hasVal && seenCmd
+		case "-n", "--limit":
+			if name == "-n" && hasVal || hasLimit || !seenCmd {
+				break
+			}
+			var v string
+			if v, ok = value(); ok {
+				l.opts.Limit, ok = plainCount(v)
+				hasLimit = true
+			}
+		}
+		if !ok {
+			return nil, "a flag the front end does not read: " + a
+		}
+	}
+	switch {
+	case !seenCmd:
+		return nil, "not a search"
+	case len(l.query) == 0:
+		return nil, "no query"
+	}
+	return l, ""
+}
+
+// plainCount parses a positive decimal number without a sign or leading
+// zero, which every parser reads the same way.
+func plainCount(s string) (int, bool) {
+	if s == "" || len(s) > 9 || s[0] < '1' || s[0] > '9' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
+}
+
+// front answers args when they are a search the stamp lets it answer,
+// writing to stdout and returning the exit status; otherwise why not,
+// having written nothing.
+func front(args []string, getenv func(string) string, stdout io.Writer) (int, string) {
+	l, why := parseSearch(args)
+	if l != nil {
+		why = l.answer(getenv, stdout)
+	}
+	return 0, why
+}
+
+// answer runs the search from the segments the stamp names: "" when it
+// has written the answer, else why not.
+func (l *searchLine) answer(getenv func(string) string, stdout io.Writer) string {
+	// What ctx-core reads from the environment and the front end does
+	// not: a clock for tests and the lock timeout, each checked there.
+	for _, v := range []string{"CTX_DATE", "CTX_LOCK_TIMEOUT"} {
+		if getenv(v) != "" {
+			return v + " is set"
+		}
+	}
+	if !l.hasDir {
+		l.dir = getenv("CTX_DIR")
+	}
+	if !l.hasSess {
+		l.session = getenv("CTX_SESSION")
+	}
+	var root string
+	var err error
+	if l.dir != "" {
+		root, err = storeloc.Locate(l.dir, false)
+	} else if wd, werr := os.Getwd(); werr != nil {
+		err = werr
+	} else {
+		root, err = storeloc.Locate(wd, true)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	ix, why := stamp.Open(root, l.session)
+	if ix == nil {
+		return why
+	}
+	defer ix.Close()
+	q := strings.Join(l.query, " ")
+	hits, matched, err := ix.Search(q, l.opts)
+	if err != nil {
+		return err.Error()
+	}
+	var out []byte
+	if l.json {
+		if out, err = reader.AppendJSON(nil, reader.NewResult(q, matched, hits)); err != nil {
+			return err.Error()
+		}
+	} else {
+		out = reader.AppendText(nil, q, matched, hits)
+	}
+	if _, err := stdout.Write(out); err != nil {
+		// Part of the answer may be out: ctx-core would write it again.
+		os.Exit(1)
+	}
+	return ""
+}
