@@ -1,8 +1,6 @@
 package reader
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -94,17 +92,4 @@ func AppendText(b []byte, q string, matched int, hits []Hit) []byte {
 		b = append(b, " matching; -n for more)\n"...)
 	}
 	return b
-}
-
-// AppendJSON appends res as ctx prints JSON: indented by two spaces, HTML
-// characters not escaped, a newline after.
-func AppendJSON(b []byte, res Result) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(res); err != nil {
-		return b, err
-	}
-	return append(b, buf.Bytes()...), nil
 }
