@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -466,5 +468,64 @@ func rewrite(t testing.TB, r *repo.Repo, part int, file string, edit func([]byte
 	os.Chmod(path, 0o644)
 	if err := os.WriteFile(path, edit(data), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLazyDocs: reader.Open, the front end's, opens a segment's
+// documents table only when a document of it is read; one damaged or
+// missing then is ErrCorrupt (which Use rebuilds), and searches that do
+// not read it answer as the whole index does.
+func TestLazyDocs(t *testing.T) {
+	r := deltaStore(t)
+	refresh(t, r)
+	cur := current(r)
+	open := func() *reader.Index {
+		t.Helper()
+		ix, err := reader.Open(cur[partCode], cur[partDelta], cur[partNarrative], cur[partNarrDelta])
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ix.Close() })
+		return ix
+	}
+	full, _, err := Open(context.Background(), r, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	lazy := open()
+	for _, q := range []string{"Connect", "retries", "client"} {
+		want, wm, err1 := full.Index.Search(q, SearchOptions{})
+		got, gm, err2 := lazy.Search(q, SearchOptions{})
+		if err1 != nil || err2 != nil || gm != wm || !reflect.DeepEqual(got, want) {
+			t.Fatalf("search %q: %d hits (%v), want %d (%v)", q, gm, err2, wm, err1)
+		}
+	}
+	narr := lazy.Code().Stats().Docs // the first narrative document
+	if _, err := lazy.Doc(narr); err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []func(dir string){
+		func(dir string) { os.WriteFile(filepath.Join(dir, docsFile), []byte("damaged"), 0o644) },
+		func(dir string) { os.Remove(filepath.Join(dir, docsFile)) },
+	} {
+		dir := cur[partNarrative]
+		if cur[partNarrDelta] != "" {
+			dir = cur[partNarrDelta]
+		}
+		data, err := os.ReadFile(filepath.Join(dir, docsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		damage(dir)
+		ix := open()
+		if _, err := ix.Doc(0); err != nil {
+			t.Errorf("a code document: %v", err)
+		}
+		_, err = ix.Doc(ix.Code().Stats().Docs + ix.Narrative().Stats().Docs - 1)
+		if !errors.Is(err, ErrCorrupt) || !Damaged(err) {
+			t.Errorf("a narrative document of a damaged segment: %v", err)
+		}
+		os.WriteFile(filepath.Join(dir, docsFile), data, 0o644)
 	}
 }

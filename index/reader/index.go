@@ -44,13 +44,14 @@ func New(code, narr Part) *Index {
 
 // Open opens the index of the code segment in code and the narrative
 // segment in narr, each with the delta segment in its delta directory
-// unless that is "".
+// unless that is "". A segment's documents table is opened when a
+// document of it is first read: a failure then is ErrCorrupt.
 func Open(code, codeDelta, narr, narrDelta string) (*Index, error) {
-	c, err := OpenPart(code, codeDelta)
+	c, err := openPart(code, codeDelta, true)
 	if err != nil {
 		return nil, err
 	}
-	n, err := OpenPart(narr, narrDelta)
+	n, err := openPart(narr, narrDelta, true)
 	if err != nil {
 		c.Close()
 		return nil, err

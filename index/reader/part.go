@@ -87,8 +87,8 @@ func (d *Delta) close() error {
 
 // openDelta opens the delta segment in dir and checks it against base,
 // the code segment it extends.
-func openDelta(dir string, base *Segment) (_ *Delta, err error) {
-	seg, err := OpenSegment(dir)
+func openDelta(dir string, base *Segment, lazyDocs bool) (_ *Delta, err error) {
+	seg, err := openSegment(dir, lazyDocs)
 	if err != nil {
 		return nil, err
 	}
@@ -246,14 +246,18 @@ type Part struct {
 
 // OpenPart opens the text segment in dir and, unless deltaDir is "",
 // the delta segment there that extends it.
-func OpenPart(dir, deltaDir string) (Part, error) {
-	base, err := OpenSegment(dir)
+func OpenPart(dir, deltaDir string) (Part, error) { return openPart(dir, deltaDir, false) }
+
+// openPart is OpenPart, with the documents tables opened lazily or not
+// (openSegment).
+func openPart(dir, deltaDir string, lazyDocs bool) (Part, error) {
+	base, err := openSegment(dir, lazyDocs)
 	if err != nil {
 		return Part{}, err
 	}
 	var d *Delta
 	if deltaDir != "" {
-		if d, err = openDelta(deltaDir, base); err != nil {
+		if d, err = openDelta(deltaDir, base, lazyDocs); err != nil {
 			base.Close()
 			return Part{}, err
 		}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
@@ -19,7 +20,10 @@ type Segment struct {
 	manifest []byte // the text of its manifest (what it was built from), once read
 	maniErr  error
 	maniRead bool
-	docs     *table.Table
+	docs     *table.Table // when lazyDocs, set by docsOnce
+	lazyDocs bool
+	docsOnce sync.Once
+	docsErr  error
 	terms    *table.Table
 	keys     *table.Table
 	meta     *table.Table
@@ -40,14 +44,24 @@ func (s *Segment) Close() error {
 
 // OpenSegment opens the segment in dir. It reads each table's header and
 // footer, nothing else.
-func OpenSegment(dir string) (_ *Segment, err error) {
-	s := &Segment{dir: dir}
+func OpenSegment(dir string) (*Segment, error) { return openSegment(dir, false) }
+
+// openSegment is OpenSegment; with lazyDocs, the documents table is
+// opened when a document is first read (a search whose hits are all in
+// the other segment never opens it), and a failure to open it then is
+// ErrCorrupt.
+func openSegment(dir string, lazyDocs bool) (_ *Segment, err error) {
+	s := &Segment{dir: dir, lazyDocs: lazyDocs}
 	defer func() {
 		if err != nil {
 			s.Close()
 		}
 	}()
-	if err := OpenTables(dir, []TableSpec{{DocsFile, "docs", &s.docs}, {TermsFile, "terms", &s.terms}, {KeysFile, "keys", &s.keys}}); err != nil {
+	specs := []TableSpec{{DocsFile, "docs", &s.docs}, {TermsFile, "terms", &s.terms}, {KeysFile, "keys", &s.keys}}
+	if lazyDocs {
+		specs = specs[1:]
+	}
+	if err := OpenTables(dir, specs); err != nil {
 		return nil, err
 	}
 	meta, err := table.Open(filepath.Join(dir, MetaFile))
@@ -62,7 +76,7 @@ func OpenSegment(dir string) (_ *Segment, err error) {
 	}
 	n, k := binary.Uvarint(stats)
 	tokens, k2 := binary.Uvarint(stats[max(k, 0):])
-	if k <= 0 || k2 <= 0 || n > 1<<31 || uint64(s.docs.Len()) != n {
+	if k <= 0 || k2 <= 0 || n > 1<<31 || s.docs != nil && uint64(s.docs.Len()) != n {
 		return nil, fmt.Errorf("%w: bad stats", ErrCorrupt)
 	}
 	s.stats = text.Stats{Docs: uint32(n), Tokens: tokens}
@@ -72,6 +86,28 @@ func OpenSegment(dir string) (_ *Segment, err error) {
 	}
 	s.lens = lens // read in place: a search touches only its documents' pages
 	return s, nil
+}
+
+// docsTable returns the documents table, opening it on first use when the
+// segment was opened with lazy documents.
+func (s *Segment) docsTable() (*table.Table, error) {
+	if !s.lazyDocs {
+		return s.docs, nil
+	}
+	s.docsOnce.Do(func() {
+		var t *table.Table
+		if err := OpenTables(s.dir, []TableSpec{{DocsFile, "docs", &t}}); err != nil {
+			s.docsErr = fmt.Errorf("%w: %v", ErrCorrupt, err)
+			return
+		}
+		if uint64(t.Len()) != uint64(s.stats.Docs) {
+			t.Close()
+			s.docsErr = fmt.Errorf("%w: %s holds %d documents, the stats say %d", ErrCorrupt, DocsFile, t.Len(), s.stats.Docs)
+			return
+		}
+		s.docs = t
+	})
+	return s.docs, s.docsErr
 }
 
 // Dir is the segment's directory.
@@ -120,9 +156,13 @@ func (s *Segment) DocHead(n uint32) (RecordHead, error) {
 func (s *Segment) Record(n uint32) ([]byte, error) {
 	var k [4]byte
 	binary.BigEndian.PutUint32(k[:], n)
-	v, ok := s.docs.Get(k[:])
+	docs, err := s.docsTable()
+	if err != nil {
+		return nil, err
+	}
+	v, ok := docs.Get(k[:])
 	if !ok {
-		if err := s.docs.Err(); err != nil {
+		if err := docs.Err(); err != nil {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%w: no document %d", ErrCorrupt, n)
