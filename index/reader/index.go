@@ -244,6 +244,8 @@ func (p *postings) Err() error {
 
 // Hit is a search result.
 type Hit struct {
+	// Doc is the document without its Text: the snippet shows the part
+	// that matched (Index.Doc gives the whole).
 	Doc     Doc          `json:"-"`
 	Score   float64      `json:"score"`
 	Snippet text.Snippet `json:"-"`
@@ -450,16 +452,26 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	}
 	hits := make([]Hit, 0, limit)
 	seen := map[uint32]bool{}
+	// Each hit's text is put together in one buffer, in turn, for its
+	// snippet, which is copied out: not a copy of every hit's text.
+	var scratch []byte
 	add := func(doc uint32, score float64) error {
 		if seen[doc] || len(hits) == limit {
 			return nil
 		}
 		seen[doc] = true
-		d, err := ix.Doc(doc)
+		s, local := ix.seg(doc)
+		v, err := s.Record(local)
 		if err != nil {
 			return err
 		}
-		hits = append(hits, Hit{Doc: d, Score: score, Snippet: text.BestSnippet(d.Text, query, 0)})
+		d, view, _, err := decodeRecord(v, textScratch, &scratch)
+		if err != nil {
+			return err
+		}
+		snip := text.BestSnippet(view, query, 0)
+		snip.Text = strings.Clone(snip.Text)
+		hits = append(hits, Hit{Doc: d, Score: score, Snippet: snip})
 		return nil
 	}
 	for i, doc := range symbols {

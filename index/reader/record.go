@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unsafe"
 )
 
 // A document record, the value of the docs table (docs/INDEX.md):
@@ -216,6 +217,24 @@ func DecodeRecord(b []byte) (Doc, uint32, error) { return DecodeRecordOpts(b, tr
 
 // DecodeRecordOpts decodes a document record, with its text or not.
 func DecodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
+	mode := textNone
+	if withText {
+		mode = textCopy
+	}
+	d, _, n, err := decodeRecord(b, mode, nil)
+	return d, n, err
+}
+
+// What decodeRecord does with a document's text.
+const (
+	textNone    = iota // skips it
+	textCopy           // sets Doc.Text, one allocation
+	textScratch        // assembles it in *scratch and returns a view of it, valid until *scratch is used again
+)
+
+// decodeRecord decodes a document record and its length in positions,
+// with its text as mode says.
+func decodeRecord(b []byte, mode int, scratch *[]byte) (_ Doc, view string, _ uint32, _ error) {
 	r := &recordReader{b: b}
 	var d Doc
 	s := r.head()
@@ -248,20 +267,34 @@ func DecodeRecordOpts(b []byte, withText bool) (Doc, uint32, error) {
 	d.Superseded = len(sup) == 1 && sup[0] == 1
 	tags := r.uvarint()
 	if tags > uint64(len(r.b)) {
-		return d, 0, fmt.Errorf("%w: document record: %d tags", ErrCorrupt, tags)
+		return d, "", 0, fmt.Errorf("%w: document record: %d tags", ErrCorrupt, tags)
 	}
 	for i := uint64(0); i < tags && r.err == nil; i++ {
 		d.Tags = append(d.Tags, r.string())
 	}
 	n := r.uvarint()
-	if text := r.bytes(r.uvarint()); withText {
-		d.Text = string(text)
+	if text := r.bytes(r.uvarint()); mode != textNone && r.err == nil {
+		var buf []byte
+		if mode == textScratch {
+			buf = (*scratch)[:0]
+		} else {
+			buf = make([]byte, 0, len(d.Node.Key)+1+len(text))
+		}
 		if flags&RecTextKey != 0 {
-			d.Text = d.Node.Key + "\n" + d.Text
+			buf = append(append(buf, d.Node.Key...), '\n')
+		}
+		buf = append(buf, text...)
+		// The bytes are not written again while the string lives: a new
+		// slice for textCopy; the caller's promise for textScratch.
+		str := unsafe.String(unsafe.SliceData(buf), len(buf))
+		if mode == textScratch {
+			*scratch, view = buf, str
+		} else {
+			d.Text = str
 		}
 	}
 	if r.err == nil && (len(r.b) != 0 || n > 1<<32-1) {
 		r.err = fmt.Errorf("%w: document record: trailing bytes", ErrCorrupt)
 	}
-	return d, uint32(n), r.err
+	return d, view, uint32(n), r.err
 }
