@@ -23,8 +23,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
@@ -277,9 +279,33 @@ func Read(root, format, session string) (*Stamp, string) {
 }
 
 // Check compares every entry with the file system under root: "" when
-// all match and none is racy, else why not.
+// all match and none is racy, else why not. A stamp of many entries (a
+// narrative of hundreds of notes) is checked on every core.
 func (s *Stamp) Check(root string) string {
-	for _, e := range s.Entries {
+	const perWorker = 128
+	n := len(s.Entries)
+	if n <= 2*perWorker || runtime.GOMAXPROCS(0) == 1 {
+		return s.check(root, s.Entries)
+	}
+	workers := min(runtime.GOMAXPROCS(0), (n+perWorker-1)/perWorker)
+	whys := make([]string, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Go(func() { whys[w] = s.check(root, s.Entries[lo:hi]) })
+	}
+	wg.Wait()
+	for _, why := range whys {
+		if why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// check is Check of some of the entries.
+func (s *Stamp) check(root string, entries []Entry) string {
+	for _, e := range entries {
 		if s.Racy(e.Stat) {
 			return e.Path + " changed just before the stamp"
 		}

@@ -1,6 +1,7 @@
 package stamp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -226,4 +227,28 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %+v, want %+v", again, s)
 		}
 	})
+}
+
+// TestCheckMany: a stamp of many entries is checked on every core, and
+// still finds the one that changed, wherever it is.
+func TestCheckMany(t *testing.T) {
+	root := t.TempDir()
+	var paths []string
+	for i := range 1000 {
+		p := fmt.Sprintf("n%04d.md", i)
+		write(t, filepath.Join(root, p), "x")
+		paths = append(paths, p)
+	}
+	s := &Stamp{Format: "f", Since: time.Now().Add(time.Hour).UnixNano(), Entries: entries(t, root, paths...)}
+	if why := s.Check(root); why != "" {
+		t.Fatal(why)
+	}
+	for _, i := range []int{0, 499, 999} {
+		write(t, filepath.Join(root, paths[i]), "changed")
+		if why := s.Check(root); !strings.Contains(why, paths[i]) {
+			t.Errorf("entry %d changed: %q", i, why)
+		}
+		write(t, filepath.Join(root, paths[i]), "x")
+		s.Entries = entries(t, root, paths...)
+	}
 }
