@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctx-dev/ctx/index/reader"
+	"github.com/ctx-dev/ctx/index/stamp"
 	"github.com/ctx-dev/ctx/index/table"
 	"github.com/ctx-dev/ctx/index/text"
 	"github.com/ctx-dev/ctx/internal/atomicfile"
@@ -160,6 +161,23 @@ type Status struct {
 	// Graph says whether the graph segments (built when first asked for)
 	// are present and fresh.
 	Graph GraphStatus `json:"graph"`
+	// Stamp says whether the index's stamp holds (index/stamp): ctx's
+	// front end then answers searches without ctx-core.
+	Stamp StampStatus `json:"stamp"`
+}
+
+// StampStatus is whether the stamp holds, and why not.
+type StampStatus struct {
+	Holds  bool   `json:"holds"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// stampStatus reads and checks the stamp of r for its session.
+func stampStatus(r *repo.Repo) StampStatus {
+	if s, why := stamp.Read(r.Root, reader.Format, r.Session); s == nil {
+		return StampStatus{Reason: why}
+	}
+	return StampStatus{Holds: true}
 }
 
 // GraphStatus is the state of the graph's segments: present (built),
@@ -284,7 +302,7 @@ func readManifest(dir string) *Manifest {
 // Check reports whether the index is present and fresh, without
 // changing anything.
 func Check(r *repo.Repo) (*Status, error) {
-	st := &Status{}
+	st := &Status{Stamp: stampStatus(r)}
 	ix, err := openCurrent(r)
 	if err != nil {
 		st.Reason = "no index yet"

@@ -78,6 +78,11 @@ func (c *StatusCmd) Run(app *App, r *repo.Repo) error {
 	default:
 		app.printf("index: %s; the next search or query updates it (or ctx rebuild)\n", ist.Reason)
 	}
+	if ist.Stamp.Holds {
+		app.printf("search: answered by ctx alone (the index's stamp holds)\n")
+	} else {
+		app.printf("search: through ctx-core (%s); a search that finds the index fresh stamps it\n", ist.Stamp.Reason)
+	}
 	switch g := ist.Graph; {
 	case g.Fresh:
 		delta := ""

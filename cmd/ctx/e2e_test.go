@@ -160,6 +160,15 @@ func TestFrontAnswers(t *testing.T) {
 	} {
 		search(t, dir, ctx, core, args...)
 	}
+	// ctx status says so, and after a change, why not.
+	if out := must(t, dir, ctx, "status"); !strings.Contains(out, "search: answered by ctx alone") {
+		t.Errorf("status of a stamped index:\n%s", out)
+	}
+	must(t, dir, ctx, "add", "note", "Status notices notes.")
+	if out := must(t, dir, ctx, "status"); !strings.Contains(out, "search: through ctx-core (") {
+		t.Errorf("status after a note:\n%s", out)
+	}
+	search(t, dir, ctx, core, "search", "retry")
 	// From a subdirectory, and with CTX_DIR.
 	sub := filepath.Join(dir, "net")
 	got := runProg(t, sub, nil, ctx, "search", "retry")
