@@ -2,10 +2,12 @@ package index
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/ctx-dev/ctx/index/reader"
@@ -42,11 +44,16 @@ func takeStamp(r *repo.Repo) *stampTaker {
 	return t
 }
 
-// add records the stat data of rel, under root.
+// add records the stat data of rel, under root. A symbolic link (or
+// anything but a file or directory) gets no stamp: ctx reads through a
+// link, and the stamp's lstat would not see its target change.
 func (t *stampTaker) add(root, rel string) stamp.Stat {
 	st, err := stamp.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
 	if err != nil {
 		t.err = errors.Join(t.err, err)
+	}
+	if st.Kind == stamp.Other {
+		t.err = errors.Join(t.err, fmt.Errorf("index: no stamp: %s is not a regular file or a directory", rel))
 	}
 	t.entries = append(t.entries, stamp.Entry{Path: rel, Stat: st})
 	return st
@@ -83,6 +90,12 @@ func (t *stampTaker) walk(root, rel string, files bool) {
 func saveStamp(r *repo.Repo, t *stampTaker, ix *Index, m *Manifest) {
 	if t.err != nil || r.Config.UnknownKeysWarning() != "" {
 		return // a command that warns runs the full way every time
+	}
+	// The store was opened, and config.toml read, before the entries
+	// were taken: it must say now what it said then, or the stamp would
+	// record a file the check did not read.
+	if cfg, err := repo.LoadConfig(filepath.Join(r.Root, "config.toml")); err != nil || !reflect.DeepEqual(cfg, r.Config) {
+		return
 	}
 	s := &stamp.Stamp{Format: reader.Format, Session: r.Session, Entries: t.entries}
 	for i, d := range [stamp.NSegs]int{partCode, partDelta, partNarrative, partNarrDelta} {

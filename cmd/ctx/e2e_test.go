@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,6 +88,30 @@ func must(t *testing.T, dir, prog string, args ...string) string {
 
 const answered = "ctx: answered from the index"
 
+// untraced is stderr without the front end's trace lines.
+func untraced(stderr string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if !strings.HasPrefix(l, answered) && !strings.HasPrefix(l, "ctx: running ctx-core: ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// same runs args through ctx and ctx-core and fails the test unless
+// both give the same stdout, stderr (but the trace) and exit status. It
+// returns ctx's result.
+func same(t *testing.T, dir string, env []string, ctx, core string, args ...string) result {
+	t.Helper()
+	want := runProg(t, dir, env, core, args...)
+	got := runProg(t, dir, env, ctx, args...)
+	if got.stdout != want.stdout || untraced(got.stderr) != untraced(want.stderr) || got.code != want.code {
+		t.Errorf("ctx %q (env %q): exit %d\n%s%s\nwant exit %d\n%s%s", args, env, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
+	}
+	return got
+}
+
 // project makes a project with a store, two Go files ingested and a note.
 func project(t *testing.T, ctx string) string {
 	t.Helper()
@@ -123,7 +148,7 @@ func search(t *testing.T, dir, ctx, core string, args ...string) string {
 	}
 	for i := range 50 {
 		got := runProg(t, dir, nil, ctx, args...)
-		if got.code != 0 || got.stdout != want.stdout {
+		if got.code != 0 || got.stdout != want.stdout || untraced(got.stderr) != want.stderr {
 			t.Fatalf("ctx %v (run %d): exit %d\n%s\nwant\n%s\nstderr: %s", args, i, got.code, got.stdout, want.stdout, got.stderr)
 		}
 		if strings.Contains(got.stderr, answered) {
@@ -157,6 +182,7 @@ func TestFrontAnswers(t *testing.T) {
 		{"search", "nothingmatchesthis"},
 		{"search", "--", "retry", "-backoff"},
 		{"--dir", ".ctx", "search", "retry"},
+		{"search", "-n", "999999999", "retry"},
 	} {
 		search(t, dir, ctx, core, args...)
 	}
@@ -192,8 +218,10 @@ func TestFrontSameFailures(t *testing.T) {
 	ctx, core := binaries(t)
 	dir := project(t, ctx)
 	must(t, dir, ctx, "search", "retry") // the stamp
+	same(t, dir, []string{"CTX_LOCK_TIMEOUT="}, ctx, core, "search", "retry")
 	for _, args := range [][]string{
 		{"search"},
+		{"search", "retry", "--", "backoff"},
 		{"search", "-n", "0", "retry"},
 		{"search", "--type", "bogus", "retry"},
 		{"search", "--tag", "Not A Tag!", "retry"},
@@ -206,11 +234,7 @@ func TestFrontSameFailures(t *testing.T) {
 		{"status"},
 		{"nosuchcommand"},
 	} {
-		want := runProg(t, dir, []string{"CTX_FRONT="}, core, args...)
-		got := runProg(t, dir, []string{"CTX_FRONT="}, ctx, args...)
-		if got != want {
-			t.Errorf("ctx %q: exit %d\n%s%s\nwant exit %d\n%s%s", args, got.code, got.stdout, got.stderr, want.code, want.stdout, want.stderr)
-		}
+		same(t, dir, []string{"CTX_FRONT="}, ctx, core, args...)
 	}
 }
 
@@ -293,5 +317,91 @@ func TestFrontWithoutCore(t *testing.T) {
 	got := runProg(t, t.TempDir(), []string{"PATH=" + t.TempDir()}, alone, "version")
 	if got.code != 1 || !strings.Contains(got.stderr, "ctx-core") || !strings.Contains(got.stderr, "go install") {
 		t.Errorf("exit %d: %s", got.code, got.stderr)
+	}
+}
+
+// TestFrontRandomLines: command lines made at random of search's words
+// and flags give the same output through ctx as through ctx-core, with
+// a stamp that holds (so the front end answers all it reads itself).
+func TestFrontRandomLines(t *testing.T) {
+	ctx, core := binaries(t)
+	dir := project(t, ctx)
+	search(t, dir, ctx, core, "search", "retry")
+	words := []string{"retry", "backoff", "request", "Retry", "--", "-n", "3", "0", "010", "--limit", "--limit=2", "-n=2",
+		"--json", "--json=true", "--type", "note", "item", "bogus", "--type=file", "-t", "tier:working", "--tag=x",
+		"--include-superseded", "--dir", ".ctx", "--dir=.", "--session", "s1", "-x", "-", `"sends a request"`,
+		"path:net", "type:item", "-type:item", "the", "--help", "-h", "search"}
+	rng := rand.New(rand.NewSource(11))
+	answeredAlone := 0
+	for range 80 {
+		args := []string{"search"}
+		switch rng.Intn(6) {
+		case 0:
+			args = []string{"--json", "search"}
+		case 1:
+			args = []string{"--dir", ".", "search"}
+		case 2:
+			args = []string{words[rng.Intn(len(words))], "search"}
+		}
+		for range 1 + rng.Intn(5) {
+			args = append(args, words[rng.Intn(len(words))])
+		}
+		if strings.Contains(same(t, dir, nil, ctx, core, args...).stderr, answered) {
+			answeredAlone++
+		}
+	}
+	if answeredAlone == 0 {
+		t.Error("the front end answered none of the lines itself")
+	}
+}
+
+// TestFrontNoStampFor: what the stamp cannot watch, it is not written
+// for: the front end sends every search to ctx-core (and says the same).
+func TestFrontNoStampFor(t *testing.T) {
+	ctx, core := binaries(t)
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, root string)
+	}{
+		{"a symbolic link for config.toml", func(t *testing.T, root string) {
+			p := filepath.Join(root, "config.toml")
+			data, _ := os.ReadFile(p)
+			target := filepath.Join(t.TempDir(), "config.toml")
+			os.WriteFile(target, data, 0o644)
+			os.Remove(p)
+			if err := os.Symlink(target, p); err != nil {
+				t.Skip(err)
+			}
+		}},
+		{"an unknown key in config.toml (a warning)", func(t *testing.T, root string) {
+			f, _ := os.OpenFile(filepath.Join(root, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+			fmt.Fprintln(f, "\nbogus_key = 1")
+			f.Close()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := project(t, ctx)
+			search(t, dir, ctx, core, "search", "retry")
+			tc.change(t, filepath.Join(dir, ".ctx"))
+			for range 3 {
+				if got := same(t, dir, nil, ctx, core, "search", "retry"); strings.Contains(got.stderr, answered) {
+					t.Fatalf("answered from a stamp: %s", got.stderr)
+				}
+			}
+		})
+	}
+}
+
+// TestFrontHeadMoved: HEAD naming another ref is noticed, and the front
+// end says what ctx-core says.
+func TestFrontHeadMoved(t *testing.T) {
+	ctx, core := binaries(t)
+	dir := project(t, ctx)
+	search(t, dir, ctx, core, "search", "retry")
+	if err := os.WriteFile(filepath.Join(dir, ".ctx", "HEAD"), []byte("ref: refs/other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := same(t, dir, nil, ctx, core, "search", "retry"); strings.Contains(got.stderr, answered) {
+		t.Fatalf("answered from a stamp after HEAD moved: %s%s", got.stdout, got.stderr)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -32,9 +33,13 @@ type searchLine struct {
 func parseSearch(args []string) (*searchLine, string) {
 	l := &searchLine{opts: reader.SearchOptions{Limit: 10}}
 	seenCmd, hasLimit := false, false
+	wordsEnded := false // a flag after the query's words: no word may follow (the parser's rule)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if seenCmd && a == "--" {
+			if len(l.query) > 0 {
+				return nil, "-- after a query word" // the parser's error
+			}
 			l.query = append(l.query, args[i+1:]...)
 			break
 		}
@@ -46,8 +51,14 @@ func parseSearch(args []string) (*searchLine, string) {
 				seenCmd = true
 				continue
 			}
+			if wordsEnded {
+				return nil, "a word after a flag that follows the query"
+			}
 			l.query = append(l.query, a)
 			continue
+		}
+		if len(l.query) > 0 {
+			wordsEnded = true
 		}
 		name, val, hasVal := strings.Cut(a, "=")
 		// A flag's value: after '=', or the next argument.
@@ -127,24 +138,29 @@ func plainCount(s string) (int, bool) {
 
 // front answers args when they are a search the stamp lets it answer,
 // writing to stdout and returning the exit status; otherwise why not,
-// having written nothing.
-func front(args []string, getenv func(string) string, stdout io.Writer) (int, string) {
+// having written nothing. lookupEnv is os.LookupEnv.
+func front(args []string, lookupEnv func(string) (string, bool), stdout io.Writer) (int, string) {
 	l, why := parseSearch(args)
-	if l != nil {
-		why = l.answer(getenv, stdout)
+	if l == nil {
+		return 0, why
 	}
-	return 0, why
+	return l.answer(lookupEnv, stdout)
 }
 
 // answer runs the search from the segments the stamp names: "" when it
-// has written the answer, else why not.
-func (l *searchLine) answer(getenv func(string) string, stdout io.Writer) string {
+// has written the answer (and the exit status), else why not.
+func (l *searchLine) answer(lookupEnv func(string) (string, bool), stdout io.Writer) (int, string) {
+	getenv := func(k string) string { v, _ := lookupEnv(k); return v }
 	// What ctx-core reads from the environment and the front end does
-	// not: a clock for tests and the lock timeout, each checked there.
-	for _, v := range []string{"CTX_DATE", "CTX_LOCK_TIMEOUT"} {
+	// not: a clock for tests and the lock timeout (set, even empty, its
+	// parser reads it), each checked there; a profile to write.
+	for _, v := range []string{"CTX_DATE", "CTX_CPUPROFILE"} {
 		if getenv(v) != "" {
-			return v + " is set"
+			return 0, v + " is set"
 		}
+	}
+	if _, set := lookupEnv("CTX_LOCK_TIMEOUT"); set {
+		return 0, "CTX_LOCK_TIMEOUT is set"
 	}
 	if !l.hasDir {
 		l.dir = getenv("CTX_DIR")
@@ -162,11 +178,11 @@ func (l *searchLine) answer(getenv func(string) string, stdout io.Writer) string
 		root, err = storeloc.Locate(wd, true)
 	}
 	if err != nil {
-		return err.Error()
+		return 0, err.Error()
 	}
 	ix, why := stamp.Open(root, l.session)
 	if ix == nil {
-		return why
+		return 0, why
 	}
 	// Not closed: the process exits once it has answered, and the kernel
 	// drops the mappings as it ends faster than munmap does them one by
@@ -174,19 +190,22 @@ func (l *searchLine) answer(getenv func(string) string, stdout io.Writer) string
 	q := strings.Join(l.query, " ")
 	hits, matched, err := ix.Search(q, l.opts)
 	if err != nil {
-		return err.Error()
+		return 0, err.Error()
 	}
 	var out []byte
 	if l.json {
 		if out, err = reader.AppendJSON(nil, reader.NewResult(q, matched, hits)); err != nil {
-			return err.Error()
+			return 0, err.Error()
 		}
 	} else {
 		out = reader.AppendText(nil, q, matched, hits)
 	}
-	if _, err := stdout.Write(out); err != nil {
-		// Part of the answer may be out: ctx-core would write it again.
-		os.Exit(1)
+	if n, err := stdout.Write(out); err != nil {
+		if n == 0 {
+			return 0, "writing the answer: " + err.Error() // ctx-core tries, and says why it cannot
+		}
+		fmt.Fprintf(os.Stderr, "ctx: %v\n", err) // part of it is out: not again
+		return 1, ""
 	}
-	return ""
+	return 0, ""
 }

@@ -32,7 +32,7 @@ func main() {
 	args := os.Args[1:]
 	mode := os.Getenv("CTX_FRONT")
 	if mode != "off" {
-		if code, why := front(args, os.Getenv, os.Stdout); why == "" {
+		if code, why := front(args, os.LookupEnv, os.Stdout); why == "" {
 			if mode == "trace" {
 				fmt.Fprintln(os.Stderr, "ctx: answered from the index")
 			}
@@ -54,21 +54,30 @@ func main() {
 	os.Exit(code)
 }
 
-// corePath finds ctx-core: beside this program, else on PATH.
+// corePath finds ctx-core: beside this program, else on PATH; not this
+// program under another name (a link), which would run itself for ever.
 func corePath() (string, error) {
 	name := coreName
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
 	var tried []string
+	var self os.FileInfo
 	if exe, err := os.Executable(); err == nil {
+		self, _ = os.Stat(exe)
 		p := filepath.Join(filepath.Dir(exe), name)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && (runtime.GOOS == "windows" || st.Mode().Perm()&0o111 != 0) {
+			if self != nil && os.SameFile(st, self) {
+				return "", fmt.Errorf("%s is this program (ctx), not ctx-core", p)
+			}
 			return p, nil
 		}
 		tried = append(tried, p)
 	}
 	if p, err := lookPath(name); err == nil {
+		if st, err := os.Stat(p); err == nil && self != nil && os.SameFile(st, self) {
+			return "", fmt.Errorf("%s is this program (ctx), not ctx-core", p)
+		}
 		return p, nil
 	}
 	tried = append(tried, "PATH")

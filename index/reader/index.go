@@ -450,7 +450,7 @@ func (ix *Index) Search(q string, opts SearchOptions) ([]Hit, int, error) {
 	if len(res.Hits) > 0 {
 		top = res.Hits[0].Score
 	}
-	hits := make([]Hit, 0, limit)
+	hits := make([]Hit, 0, min(limit, 64)) // -n 999999999 is a limit, not a size
 	seen := map[uint32]bool{}
 	// Each hit's text is put together in one buffer, in turn, for its
 	// snippet, which is copied out: not a copy of every hit's text.

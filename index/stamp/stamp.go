@@ -244,8 +244,12 @@ func Write(root string, s *Stamp) (bool, error) {
 		if w.Check(root) != "" {
 			return nil, atomicfile.ErrSkip
 		}
+		data := w.Marshal()
+		if _, err := Parse(data); err != nil {
+			return nil, atomicfile.ErrSkip // a path a stamp cannot hold (a newline, a backslash)
+		}
 		written = true
-		return w.Marshal(), nil
+		return data, nil
 	})
 	return written && err == nil, err
 }
