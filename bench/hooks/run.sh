@@ -103,18 +103,22 @@ measure() {
 		"$(msecs "$(printf '%s\n' "${ts[@]}" | sort -n | head -1)")" "$(msecs "$(printf '%s\n' "${ts[@]}" | sort -n | tail -1)")"
 }
 
-for ((i = 0; i < 3; i++)); do "$CTX" version >/dev/null; "$CTX" hook session-start <"$WORK/start.json" >/dev/null; done # warm the cache
+# The hooks run ctx-core, as ctx install writes them (docs/CLI.md): the
+# program beside ctx (CTX_BIN may name ctx-core itself).
+HOOK=$(dirname "$CTX")/ctx-core
+[[ -x $HOOK ]] || HOOK=$CTX
+for ((i = 0; i < 3; i++)); do "$HOOK" version >/dev/null; "$HOOK" hook session-start <"$WORK/start.json" >/dev/null; done # warm the cache
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
 echo "store: $(du -sh .ctx | cut -f1), $NODES nodes, N=$N"
-IN=/dev/null measure "ctx version (floor)" "" "$CTX" version
+IN=/dev/null measure "ctx version (floor)" "" "$HOOK" version
 FLOOR=$MEDIAN
-IN=$WORK/start.json measure "ctx hook session-start" "" "$CTX" hook session-start
+IN=$WORK/start.json measure "ctx hook session-start" "" "$HOOK" hook session-start
 START=$MEDIAN
 chars=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["hookSpecificOutput"]["additionalContext"]))' "$WORK/out" 2>/dev/null || echo ?)
-IN=$WORK/prompt.json measure "ctx hook prompt-submit (nothing)" "" "$CTX" hook prompt-submit
+IN=$WORK/prompt.json measure "ctx hook prompt-submit (nothing)" "" "$HOOK" hook prompt-submit
 EMPTY=$MEDIAN
-PREP="\"\$CTX\" hook stop --response '<ctx:recall query=\"tag:project:bench type:fact\" limit=\"5\"/>' <\"\$WORK/prompt.json\" >/dev/null"
-IN=$WORK/prompt.json measure "ctx hook prompt-submit (pending)" "$PREP" "$CTX" hook prompt-submit
+PREP="\"\$HOOK\" hook stop --response '<ctx:recall query=\"tag:project:bench type:fact\" limit=\"5\"/>' <\"\$WORK/prompt.json\" >/dev/null"
+IN=$WORK/prompt.json measure "ctx hook prompt-submit (pending)" "$PREP" "$HOOK" hook prompt-submit
 PENDING=$MEDIAN
 
 echo

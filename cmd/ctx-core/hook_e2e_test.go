@@ -442,7 +442,7 @@ func TestInstallUninstallE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := h.ctx("install")
-	if !strings.Contains(out, `"ctx hook session-start"`) || !strings.Contains(out, "--write-settings") {
+	if !strings.Contains(out, `"ctx-core hook session-start"`) || !strings.Contains(out, "--write-settings") {
 		t.Errorf("ctx install without --write-settings should print the snippet:\n%s", out)
 	}
 	if b, _ := os.ReadFile(settings); string(b) != mine {
@@ -450,7 +450,7 @@ func TestInstallUninstallE2E(t *testing.T) {
 	}
 	h.ctx("install", "--write-settings")
 	b, _ := os.ReadFile(settings)
-	for _, want := range []string{"say done", "Read(.env)", "ctx hook stop", "ctx hook session-start", "ctx hook prompt-submit", "ctx hook pre-compact", "ctx hook session-end"} {
+	for _, want := range []string{"say done", "Read(.env)", "ctx-core hook stop", "ctx-core hook session-start", "ctx-core hook prompt-submit", "ctx-core hook pre-compact", "ctx-core hook session-end"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("settings.json lacks %q:\n%s", want, b)
 		}
@@ -477,7 +477,7 @@ func TestInstallUninstallE2E(t *testing.T) {
 	}
 	h.ctx("uninstall", "--write-settings")
 	b, _ = os.ReadFile(settings)
-	if strings.Contains(string(b), "ctx hook") || !strings.Contains(string(b), "say done") || !strings.Contains(string(b), "Read(.env)") {
+	if strings.Contains(string(b), "ctx-core hook") || !strings.Contains(string(b), "say done") || !strings.Contains(string(b), "Read(.env)") {
 		t.Errorf("settings.json after uninstall:\n%s", b)
 	}
 	if _, err := os.Stat(filepath.Join(h.dir, ".claude", "skills", "ctx", "SKILL.md")); !os.IsNotExist(err) {

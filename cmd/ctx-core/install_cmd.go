@@ -14,7 +14,7 @@ type installFlags struct {
 	User          bool   `help:"Install for every project of this user: ~/.claude/ (hooks in a project without a store answer {})."`
 	Project       bool   `help:"Install for this project: <project>/.claude/ (the default)."`
 	WriteSettings bool   `name:"write-settings" help:"Write the hooks into settings.json (merged: nothing else there changes); without it the snippet to add is printed."`
-	Program       string `placeholder:"PATH" help:"The ctx the hooks run (default: ctx, found on PATH)."`
+	Program       string `placeholder:"PATH" help:"The program the hooks run (default: ctx-core, found on PATH, installed beside ctx)."`
 }
 
 func (f *installFlags) validate() error {

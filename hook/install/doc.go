@@ -11,11 +11,12 @@
 //     the trigger words of hooks design §12) and the commands.
 //   - Settings: Claude Code's settings.json,
 //     {"hooks": {"SessionStart": [{"matcher": "", "hooks": [{"type":
-//     "command", "command": "ctx hook session-start"}]}], …}}. Merge adds
+//     "command", "command": "ctx-core hook session-start"}]}], …}}. Merge adds
 //     ctx's hook to each event unless one is there already, keeping every
 //     other key, event, group and hook, in their order; Remove takes out
 //     only ctx's hooks. Both are idempotent.
 //
 // A hook is ctx's when its command is `<program> hook <event word>` and
-// the program's base name is ctx: an absolute path to the binary counts.
+// the program's base name is ctx or ctx-core: an absolute path to the
+// binary counts.
 package install

@@ -53,8 +53,10 @@ type Options struct {
 	// ProjectDir is the project (Scope Project); HomeDir the user's home
 	// (Scope User).
 	ProjectDir, HomeDir string
-	// Program is the command that runs ctx in the hooks: "ctx" (found on
-	// PATH) unless given.
+	// Program is the command that runs ctx in the hooks: "ctx-core"
+	// (found on PATH, installed beside ctx) unless given. The hooks never
+	// search: run directly, they skip the front end's process start on
+	// every prompt.
 	Program string
 	// WriteSettings writes settings.json; without it Install only
 	// returns the snippet to add and Uninstall leaves the file alone.
@@ -99,7 +101,7 @@ func (o *Options) SettingsPath() string { return filepath.Join(o.ClaudeDir(), "s
 
 func (o *Options) program() string {
 	if o.Program == "" {
-		return "ctx"
+		return "ctx-core"
 	}
 	return o.Program
 }
@@ -225,8 +227,11 @@ func isCtxHook(command string, e hook.Event) bool {
 	if len(f) != 3 || f[1] != "hook" || f[2] != e.Command() {
 		return false
 	}
-	base := filepath.Base(strings.Trim(f[0], `"'`))
-	return base == "ctx" || base == "ctx.exe"
+	switch filepath.Base(strings.Trim(f[0], `"'`)) {
+	case "ctx", "ctx.exe", "ctx-core", "ctx-core.exe":
+		return true
+	}
+	return false
 }
 
 // member is one key and raw value of a JSON object, in file order.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,24 @@ func TestInstallUninstall(t *testing.T) {
 	}
 	if _, err := Install(Options{Scope: User}); err == nil {
 		t.Error("user install without a home: no error")
+	}
+}
+
+// TestBothNamesAreCtx: a hook running ctx or ctx-core (by any path) is
+// ctx's, so that an install made before the hooks ran ctx-core adds none
+// again, and uninstall takes either out.
+func TestBothNamesAreCtx(t *testing.T) {
+	for _, program := range []string{"ctx", "/opt/bin/ctx", "ctx-core", "/usr/local/bin/ctx-core", "ctx-core.exe"} {
+		in, _, err := Merge(nil, program)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, added, err := Merge(in, "ctx-core")
+		if err != nil || len(added) != 0 || string(out) != string(in) {
+			t.Errorf("%s: merging ctx-core added %v (%v)", program, added, err)
+		}
+	}
+	if _, added, _ := Merge([]byte(`{"hooks": {"Stop": [{"matcher": "", "hooks": [{"type": "command", "command": "ctxd hook stop"}]}]}}`), "ctx-core"); !slices.Contains(added, "Stop") {
+		t.Errorf("ctxd's hook counted as ctx's: added %v", added)
 	}
 }
