@@ -91,12 +91,6 @@ func saveStamp(r *repo.Repo, t *stampTaker, ix *Index, m *Manifest) {
 	if t.err != nil || r.Config.UnknownKeysWarning() != "" {
 		return // a command that warns runs the full way every time
 	}
-	// The store was opened, and config.toml read, before the entries
-	// were taken: it must say now what it said then, or the stamp would
-	// record a file the check did not read.
-	if cfg, err := repo.LoadConfig(filepath.Join(r.Root, "config.toml")); err != nil || !reflect.DeepEqual(cfg, r.Config) {
-		return
-	}
 	s := &stamp.Stamp{Format: reader.Format, Session: r.Session, Entries: t.entries}
 	for i, d := range [stamp.NSegs]int{partCode, partDelta, partNarrative, partNarrDelta} {
 		if ix.dirs[d] != "" {
@@ -110,6 +104,13 @@ func saveStamp(r *repo.Repo, t *stampTaker, ix *Index, m *Manifest) {
 	}
 	// The time changes with every stamp: compare what else it says.
 	if o, err := stamp.ReadFile(r.Root); err == nil && sameStamp(o, s) {
+		return
+	}
+	// The store was opened, and config.toml read, before the entries
+	// were taken: it must say now what it said then, or the stamp would
+	// record a file the check did not read. (Parsed again only for a new
+	// stamp: most reading commands find theirs on disk.)
+	if cfg, err := repo.LoadConfig(filepath.Join(r.Root, "config.toml")); err != nil || !reflect.DeepEqual(cfg, r.Config) {
 		return
 	}
 	_, _ = stamp.Write(r.Root, s) // best effort: a store this user cannot write has none

@@ -9,6 +9,7 @@ import (
 	"github.com/ctx-dev/ctx/graph"
 	"github.com/ctx-dev/ctx/hook"
 	"github.com/ctx-dev/ctx/index"
+	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/internal/secrets"
 	"github.com/ctx-dev/ctx/narrative"
 	"github.com/ctx-dev/ctx/narrative/where"
@@ -147,10 +148,10 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var hits []index.Hit
+	var hits []reader.Hit
 	var matched int
 	err = index.Use(ctx, r, index.BuildOptions{}, func(ix *index.Index) (err error) {
-		hits, matched, err = ix.Search(in.Query, index.SearchOptions{Limit: in.Limit, Kinds: in.Types, Tags: in.Tags, IncludeSuperseded: in.IncludeSuperseded})
+		hits, matched, err = ix.Index.Search(in.Query, index.SearchOptions{Limit: in.Limit, Kinds: in.Types, Tags: in.Tags, IncludeSuperseded: in.IncludeSuperseded})
 		return err
 	})
 	if errors.Is(err, index.ErrInvalidQuery) {
@@ -159,7 +160,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := index.NewResult(in.Query, matched, hits)
+	out := reader.NewResult(in.Query, matched, hits)
 	return jsonText(out)
 }
 

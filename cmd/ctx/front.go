@@ -25,11 +25,12 @@ type searchLine struct {
 
 // parseSearch reads args as ctx-core's parser would a search, for the
 // flags the front end knows: the global --json, --dir and --session,
-// and search's --type, -t/--tag, --include-superseded and -n/--limit, in
-// any order around the words of the query, and "--" before words that
-// start with '-'. Anything else, a flag given twice where once is the
-// rule, or a value the full parser might read otherwise, is "" and why:
-// ctx-core then reads the line and says what is wrong with it.
+// and search's --type, -t/--tag, --include-superseded and -n/--limit,
+// before and after the query's words (one run, as the parser wants: no
+// word after a flag that follows them), and "--" before the words.
+// Anything else, a flag given twice where once is the rule, or a value
+// the full parser might read otherwise, is nil and why: ctx-core then
+// reads the line and says what is wrong with it.
 func parseSearch(args []string) (*searchLine, string) {
 	l := &searchLine{opts: reader.SearchOptions{Limit: 10}}
 	seenCmd, hasLimit := false, false
@@ -86,21 +87,16 @@ func parseSearch(args []string) (*searchLine, string) {
 				l.session, ok = value()
 				l.hasSess = ok
 			}
-		case "--type":
-			var t string
-			if t, ok = value(); ok && seenCmd {
-				l.opts.Kinds = append(l.opts.Kinds, t)
-			}
-			ok = ok && seenCmd
-		case "-t", "--tag":
-			if name == "-t" && hasVal {
+		case "--type", "-t", "--tag":
+			if !seenCmd || name == "-t" && hasVal {
 				break
 			}
-			var t string
-			if t, ok = value(); ok && seenCmd {
-				l.opts.Tags = append(l.opts.Tags, t)
+			var v string
+			if v, ok = value(); ok && name == "--type" {
+				l.opts.Kinds = append(l.opts.Kinds, v)
+			} else if ok {
+				l.opts.Tags = append(l.opts.Tags, v)
 			}
-			ok = ok && seenCmd
 		case "--include-superseded":
 			l.opts.IncludeSuperseded, ok = true, !hasVal && seenCmd
 		case "-n", "--limit":

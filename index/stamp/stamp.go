@@ -262,13 +262,12 @@ func Path(root string) string { return filepath.Join(root, "index", Name) }
 // data it records, none racy, and format and session are the stamp's;
 // otherwise nil and why.
 func Read(root, format, session string) (*Stamp, string) {
-	data, err := readFile(Path(root), maxSize)
-	if err != nil {
-		return nil, "no stamp: " + err.Error()
-	}
-	s, err := Parse(data)
-	if err != nil {
+	s, err := ReadFile(root)
+	switch {
+	case errors.Is(err, ErrCorrupt):
 		return nil, err.Error()
+	case err != nil:
+		return nil, "no stamp: " + err.Error()
 	}
 	if s.Format != format {
 		return nil, "stamp of another format"
