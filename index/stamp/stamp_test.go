@@ -209,6 +209,9 @@ func TestWriteDeclines(t *testing.T) {
 	if _, err := os.Stat(Path(root)); !os.IsNotExist(err) {
 		t.Fatalf("a stamp is there: %v", err)
 	}
+	if left, _ := os.ReadDir(filepath.Join(root, "index")); len(left) != 0 {
+		t.Fatalf("a declined stamp left %s", left[0].Name())
+	}
 }
 
 func FuzzParse(f *testing.F) {
