@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/ctx-dev/ctx/internal/prefault"
 )
 
 // vocab is the inverter's vocabulary: a set of terms, numbered from 0 in
@@ -49,7 +51,7 @@ func newVocabFor(n, size int) *vocab {
 		slots *= 2
 	}
 	return &vocab{
-		slots: make([]vslot, slots),
+		slots: prefault.Make[vslot](slots), // probed (read) before filled
 		mask:  uint64(slots - 1),
 		offs:  make([]uint32, 1, slots/2+1),
 		arena: make([]byte, 0, n*size),
@@ -112,7 +114,7 @@ func (v *vocab) insert(s *vslot, term []byte, head uint64, meta uint32) uint32 {
 
 // grow doubles the table, hashing the terms again from the arena.
 func (v *vocab) grow() {
-	slots := make([]vslot, 2*len(v.slots))
+	slots := prefault.Make[vslot](2 * len(v.slots))
 	mask := uint64(len(slots) - 1)
 	for id := range uint32(v.len()) {
 		term := v.term(id)

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/graph"
+	"github.com/ctx-dev/ctx/internal/prefault"
 	"github.com/ctx-dev/ctx/object"
 )
 
@@ -403,7 +404,7 @@ func (d *laxDecoder) items(dst *[]StoredItem) bool {
 	if !ok {
 		return false
 	}
-	items := make([]StoredItem, n)
+	items := prefault.Make[StoredItem](n)
 	for i := range items {
 		if !d.item(&items[i], n-i) {
 			return false
@@ -418,7 +419,7 @@ func (d *laxDecoder) imports(dst *[]StoredImport) bool {
 	if !ok {
 		return false
 	}
-	imports := make([]StoredImport, n)
+	imports := prefault.Make[StoredImport](n)
 	for i := range imports {
 		if !d.importOne(&imports[i]) {
 			return false
@@ -433,7 +434,7 @@ func (d *laxDecoder) nodes(dst *[]Node) bool {
 	if !ok {
 		return false
 	}
-	nodes := make([]Node, n)
+	nodes := prefault.Make[Node](n)
 	for i := range nodes {
 		if !d.node(&nodes[i]) {
 			return false
@@ -448,7 +449,7 @@ func (d *laxDecoder) edges(dst *[]StoredEdge) bool {
 	if !ok {
 		return false
 	}
-	edges := make([]StoredEdge, n)
+	edges := prefault.Make[StoredEdge](n)
 	for i := range edges {
 		if !d.edge(&edges[i], n-i) {
 			return false
@@ -556,7 +557,7 @@ func (d *laxDecoder) canonicalEdge(e *StoredEdge, left int) bool {
 
 func (d *laxDecoder) edgeSpan(e *StoredEdge, left int) bool {
 	if len(d.spans) == 0 {
-		d.spans = make([]graph.Span, left) // one span an edge at most
+		d.spans = prefault.Make[graph.Span](left) // one span an edge at most
 	}
 	e.Span, d.spans = &d.spans[0], d.spans[1:]
 	return d.span(e.Span)
