@@ -11,7 +11,7 @@ func minorFaults(t *testing.T) int64 {
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		t.Skipf("getrusage: %v", err)
 	}
-	return ru.Minflt
+	return int64(ru.Minflt) // int32 on 32-bit systems
 }
 
 // readThenWrite reads each page of s, then writes it: what a hash table's
