@@ -111,30 +111,16 @@ func collectCode(ctx context.Context, r *repo.Repo, heads []object.ID, load func
 			paths = append(paths, p)
 		}
 		sort.Strings(paths)
-		var fresh []string
+		var fresh []pathFile
 		for _, p := range paths {
 			if !seenPath[p] {
 				seenPath[p] = true
-				fresh = append(fresh, p)
+				fresh = append(fresh, pathFile{path: p, version: versions[p].ID})
 			}
 		}
-		// Reading the versions and their content is most of the work:
-		// every core takes files; the order of the result stays the paths'.
-		perPath := make([][]Doc, len(fresh))
-		if err := parallel.Do(ctx, len(fresh), func(i int) error {
-			var err error
-			perPath[i], err = pathDocs(r, repoID, fresh[i], versions[fresh[i]].ID, load)
-			return err
-		}); err != nil {
+		// Reading the versions and their content is most of the work.
+		if docs, err = appendPathDocs(ctx, docs, r, repoID, fresh, load); err != nil {
 			return nil, err
-		}
-		n := len(docs)
-		for _, pd := range perPath {
-			n += len(pd)
-		}
-		docs = slices.Grow(docs, n-len(docs)) // documents are large to copy twice
-		for _, pd := range perPath {
-			docs = append(docs, pd...)
 		}
 		if c.DiagnosticsSnapshot != nil {
 			ds, err := diagnosticDocs(r, repoID, *c.DiagnosticsSnapshot, seenRun)
@@ -244,36 +230,75 @@ func docOrder(a, b *Doc) int {
 	return cmp.Compare(a.StartLine, b.StartLine)
 }
 
-// pathDocs returns the documents of the file at p, whose file version is
-// version (Zero: none): the file's (its path and outline), then one per
-// item: its key, kind, doc comment and source lines.
-func pathDocs(r *repo.Repo, repoID, p string, version object.ID, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
-	var items []extract.StoredItem
-	if !version.IsZero() {
-		v, err := load(version)
-		if err != nil {
-			return nil, fmt.Errorf("index: file version of %s: %w", p, err)
-		}
-		items = v.Items
-		if len(items) > 0 {
-			// The content is lent (View): every item's text is a copy.
-			var docs []Doc
-			err := r.Objects.View(v.Blob, func(_ object.Kind, src []byte) error {
-				docs = fileDocs(repoID, p, items, src)
-				return nil
-			})
-			if err != nil {
-				return nil, fmt.Errorf("index: content of %s: %w", p, err)
-			}
-			return docs, nil
-		}
-	}
-	return fileDocs(repoID, p, nil, nil), nil
+// pathFile is a file whose documents are to be collected: its path and
+// its file version (Zero: none).
+type pathFile struct {
+	path    string
+	version object.ID
 }
 
-// fileDocs returns the documents of the file at p with the items given
-// and content src, which it does not keep.
-func fileDocs(repoID, p string, items []extract.StoredItem, src []byte) []Doc {
+// appendPathDocs appends to docs the documents of files, in their order
+// (pathDocs'), reading them on every core. The versions are read first,
+// which tells how many documents each file has, so that every document is
+// written once, where it ends up: documents are large (58 MB of them on
+// Go's tree), and gathering them per file and then copying them was as
+// much fresh memory again to fault in.
+func appendPathDocs(ctx context.Context, docs []Doc, r *repo.Repo, repoID string, files []pathFile, load func(object.ID) (*extract.FileVersion, error)) ([]Doc, error) {
+	fvs := make([]*extract.FileVersion, len(files))
+	if err := parallel.Do(ctx, len(files), func(i int) error {
+		if files[i].version.IsZero() {
+			return nil
+		}
+		fv, err := load(files[i].version)
+		if err != nil {
+			return fmt.Errorf("index: file version of %s: %w", files[i].path, err)
+		}
+		fvs[i] = fv
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	offs := make([]int, len(files)+1)
+	offs[0] = len(docs)
+	for i, fv := range fvs {
+		offs[i+1] = offs[i] + 1
+		if fv != nil {
+			offs[i+1] += len(fv.Items)
+		}
+	}
+	docs = slices.Grow(docs, offs[len(files)]-len(docs))[:offs[len(files)]]
+	if err := parallel.Do(ctx, len(files), func(i int) error {
+		return pathDocs(docs[offs[i]:offs[i+1]], r, repoID, files[i].path, fvs[i])
+	}); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+// pathDocs writes into dst the documents of the file at p, whose file
+// version is fv (nil: none): the file's (its path and outline), then one
+// per item: its key, kind, doc comment and source lines. dst holds one
+// document more than fv has items.
+func pathDocs(dst []Doc, r *repo.Repo, repoID, p string, fv *extract.FileVersion) error {
+	if fv == nil || len(fv.Items) == 0 {
+		fileDocs(dst, repoID, p, nil, nil)
+		return nil
+	}
+	// The content is lent (View): every item's text is a copy.
+	err := r.Objects.View(fv.Blob, func(_ object.Kind, src []byte) error {
+		fileDocs(dst, repoID, p, fv.Items, src)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("index: content of %s: %w", p, err)
+	}
+	return nil
+}
+
+// fileDocs writes into dst, which has room for one more than items, the
+// documents of the file at p with the items given and content src, which
+// it does not keep.
+func fileDocs(dst []Doc, repoID, p string, items []extract.StoredItem, src []byte) {
 	var lines []int
 	if len(items) > 0 {
 		buf := lineBufs.Get().(*[]int)
@@ -281,8 +306,7 @@ func fileDocs(repoID, p string, items []extract.StoredItem, src []byte) []Doc {
 		lines = appendLineStarts((*buf)[:0], src)
 		*buf = lines
 	}
-	docs := make([]Doc, 1, 1+len(items))
-	for _, it := range items {
+	for i, it := range items {
 		body := cutLines(src, lines, it.Span.StartLine, it.Span.EndLine)
 		if len(body) > maxChunkBytes {
 			body = body[:maxChunkBytes]
@@ -296,14 +320,13 @@ func fileDocs(repoID, p string, items []extract.StoredItem, src []byte) []Doc {
 			text.WriteByte('\n')
 		}
 		text.Write(body)
-		docs = append(docs, Doc{
+		dst[1+i] = Doc{
 			Kind: DocItem, Node: graph.ItemNode(repoID, it.Key), Title: string(it.Kind) + " " + it.Key,
 			Path: p, StartLine: it.Span.StartLine, EndLine: it.Span.EndLine, Text: text.String(),
 			Tokens: (len(body) + 3) / 4,
-		})
+		}
 	}
-	docs[0] = Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: outline(p, docs[1:])}
-	return docs
+	dst[0] = Doc{Kind: DocFile, Node: graph.FileNode(repoID, p), Title: p, Path: p, Text: outline(p, dst[1:1+len(items)])}
 }
 
 // versions reads the file versions of one build: laxly (object.DecodeLax:

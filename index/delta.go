@@ -103,21 +103,15 @@ func buildDelta(ctx context.Context, r *repo.Repo, m *Manifest, baseDir, dir str
 		dead = append(dead, docs...)
 	}
 	repoID := r.Config.Repo.ID
-	load := newVersions(r, false).get
-	perPath := make([][]Doc, len(paths))
-	if err := parallel.Do(ctx, len(paths), func(i int) error {
-		if c := changes[paths[i]]; c.present {
-			var err error
-			perPath[i], err = pathDocs(r, repoID, paths[i], c.version, load)
-			return err
+	var present []pathFile // the others were removed
+	for _, p := range paths {
+		if c := changes[p]; c.present {
+			present = append(present, pathFile{path: p, version: c.version})
 		}
-		return nil // removed
-	}); err != nil {
-		return nil, err
 	}
-	var docs []Doc
-	for _, pd := range perPath {
-		docs = append(docs, pd...)
+	docs, err := appendPathDocs(ctx, nil, r, repoID, present, newVersions(r, false).get)
+	if err != nil {
+		return nil, err
 	}
 	// Diagnostics: all of them, again, when any head's changed; in head
 	// order, each run once, as collectCode takes them.

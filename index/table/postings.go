@@ -77,7 +77,8 @@ const SkipEvery = 16
 // one pointed at, off the offset in b of that document's encoding, and
 // prevₑ, offₑ those of the entry before (0 for the first). A list of
 // SkipEvery documents or fewer has an empty table. An error wraps
-// ErrCorrupt.
+// ErrCorrupt; the positions' encoding is checked, as Next checks it, but
+// not their values, which a skip table does not depend on.
 func AppendSkips(dst, b []byte) ([]byte, int, error) {
 	if uint64(len(b)) > math.MaxUint32 {
 		return nil, 0, errPostingOverflow
@@ -86,7 +87,12 @@ func AppendSkips(dst, b []byte) ([]byte, int, error) {
 	var lastDoc, lastOff, prev uint32
 	n := 0
 	for {
-		off := len(b) - len(it.b) // where the next document starts
+		// Past the positions, which a skip table does not need, to
+		// where the next document starts.
+		if !it.skipPositions() {
+			break
+		}
+		off := len(b) - len(it.b)
 		if !it.Next() {
 			break
 		}
@@ -97,8 +103,6 @@ func AppendSkips(dst, b []byte) ([]byte, int, error) {
 		}
 		prev = it.Doc()
 		n++
-		for it.NextPosition() { // so that it.b starts at the next document
-		}
 	}
 	if err := it.Err(); err != nil {
 		return nil, 0, err
@@ -216,13 +220,14 @@ func NewPositionIterSkips(b, skips []byte) PositionIter {
 // Reset restarts the iterator on the list b.
 func (it *PositionIter) Reset(b []byte) { *it = PositionIter{b: b} }
 
-// Next advances to the next document and reports whether there is one:
-// false at the end of the list and on damage (see Err).
-func (it *PositionIter) Next() bool {
+// skipPositions passes over the current document's unread positions,
+// checking their encoding but not decoding them, and reports whether the
+// list is undamaged so far.
+func (it *PositionIter) skipPositions() bool {
 	if it.err != nil {
 		return false
 	}
-	for ; it.left > 0; it.left-- { // skip the unread positions
+	for ; it.left > 0; it.left-- {
 		i := 0
 		for i < len(it.b) && i < binary.MaxVarintLen32 && it.b[i] >= 0x80 {
 			i++
@@ -232,7 +237,13 @@ func (it *PositionIter) Next() bool {
 		}
 		it.b = it.b[i+1:]
 	}
-	if len(it.b) == 0 {
+	return true
+}
+
+// Next advances to the next document and reports whether there is one:
+// false at the end of the list and on damage (see Err).
+func (it *PositionIter) Next() bool {
+	if !it.skipPositions() || len(it.b) == 0 {
 		return false
 	}
 	d, n, err := uvarint32(it.b)
