@@ -127,7 +127,7 @@ func collectGraph(ctx context.Context, r *repo.Repo, sp *narrative.Space, heads 
 func number(g *repo.Graph, first uint32, base *codeGraph) (*adjacency, error) {
 	n := g.Len()
 	num := make([]uint32, n)
-	var order []int32
+	var order []uint32
 	for i := int32(0); i < int32(n); i++ {
 		if base != nil {
 			k, ok, err := base.lookupID(g.Node(i))
@@ -139,13 +139,22 @@ func number(g *repo.Graph, first uint32, base *codeGraph) (*adjacency, error) {
 				continue
 			}
 		}
-		order = append(order, i)
+		order = append(order, uint32(i))
 	}
-	slices.SortFunc(order, func(a, b int32) int { return nodeOrder(g.Node(a), g.Node(b)) })
+	// In nodeOrder: by kind, key, then id.
+	sortKinded(order,
+		func(i uint32) string { return string(g.Node(int32(i)).Kind) },
+		func(i uint32) string { return g.Node(int32(i)).Key },
+		func(x, y uint32) int {
+			if c := g.Node(int32(x)).ID.Compare(g.Node(int32(y)).ID); c != 0 {
+				return c
+			}
+			return cmp.Compare(x, y)
+		})
 	a := &adjacency{first: first, nodes: make([]graph.NodeID, len(order))}
 	for k, i := range order {
 		num[i] = first + uint32(k)
-		a.nodes[k] = g.Node(i)
+		a.nodes[k] = g.Node(int32(i))
 	}
 	// Labels are numbered in their order, so that sorting by number
 	// sorts the table's keys; per edge, by the index in graph.Labels.
@@ -175,8 +184,14 @@ func number(g *repo.Graph, first uint32, base *codeGraph) (*adjacency, error) {
 	// The lists sort by node, label and other: node by node in the
 	// order of their numbers, each node's few edges sorted by label and
 	// other, rather than a million edges sorted at once.
-	byNum := order // the code graph's numbers follow order
-	if base != nil {
+	var byNum []int32
+	if base == nil {
+		// The code graph's numbers follow order.
+		byNum = make([]int32, len(order))
+		for k, i := range order {
+			byNum[k] = int32(i)
+		}
+	} else {
 		byNum = make([]int32, n)
 		for i := range byNum {
 			byNum[i] = int32(i)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/ctx-dev/ctx/index/reader"
 	"github.com/ctx-dev/ctx/index/table"
@@ -75,6 +78,53 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 		return nil, fmt.Errorf("index: %w", err)
 	}
 	st := &BuildStats{Docs: len(docs)}
+	// The keys table needs nothing but the documents: it is written while
+	// they are tokenized, on a core of its own or between the
+	// tokenizer's, so that it does not wait with the terms and docs
+	// tables, which need the tokens, for one core at the end.
+	keys := make(chan error, 1)
+	go func() { keys <- writeDocKeys(dir, docs, &st.Keys) }()
+	docLens, err := writeTokens(ctx, dir, docs, opts, &st.Terms)
+	if kerr := <-keys; err == nil {
+		err = kerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	lens := make([]byte, 0, 4*len(docs))
+	var total uint64
+	for _, n := range docLens {
+		total += uint64(n)
+		lens = binary.LittleEndian.AppendUint32(lens, n)
+	}
+
+	// Statistics and document lengths.
+	metaOut, err := newTableFile(filepath.Join(dir, metaFile), "meta")
+	if err != nil {
+		return nil, err
+	}
+	defer metaOut.abort()
+	if err := metaOut.w.Add([]byte("doclens"), lens); err != nil {
+		return nil, err
+	}
+	stats := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(len(docs))), total)
+	if err := metaOut.w.Add([]byte("stats"), stats); err != nil {
+		return nil, err
+	}
+	if err := metaOut.close(); err != nil {
+		return nil, err
+	}
+
+	if err := writeManifest(dir, m); err != nil {
+		return nil, err
+	}
+	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest)
+	return st, nil
+}
+
+// writeTokens tokenizes docs, writes the terms and docs tables, counting
+// terms, and returns the documents' lengths in positions.
+func writeTokens(ctx context.Context, dir string, docs []Doc, opts BuildOptions, terms *int) ([]uint32, error) {
 	// Tokenize on every core: each worker takes a contiguous range of
 	// documents and gathers its own postings, in document order; the
 	// ranges are then joined in order, so the result does not depend on
@@ -112,69 +162,159 @@ func writeSegment(ctx context.Context, dir string, docs []Doc, m *Manifest, opts
 	if opts.Progress != nil {
 		opts.Progress(len(docs), len(docs))
 	}
-	// The three tables are independent: they are written side by side.
-	if err := parallel.Do(ctx, 3, func(job int) error {
-		switch job {
-		case 0:
-			return writeTerms(ctx, dir, invs, &st.Terms)
-		case 1:
-			return writeDocs(dir, docs, docLens)
-		default:
-			return writeDocKeys(dir, docs, &st.Keys)
-		}
-	}); err != nil {
-		return nil, err
+	// The two tables are independent: they are written side by side, the
+	// terms' on every core (writeTerms).
+	wrote := make(chan error, 1)
+	go func() { wrote <- writeDocs(dir, docs, docLens) }()
+	err := writeTerms(ctx, dir, invs, terms)
+	if derr := <-wrote; err == nil {
+		err = derr
 	}
-	lens := make([]byte, 0, 4*len(docs))
-	var total uint64
-	for _, n := range docLens {
-		total += uint64(n)
-		lens = binary.LittleEndian.AppendUint32(lens, n)
-	}
-
-	// Statistics and document lengths.
-	metaOut, err := newTableFile(filepath.Join(dir, metaFile), "meta")
-	if err != nil {
-		return nil, err
-	}
-	defer metaOut.abort()
-	if err := metaOut.w.Add([]byte("doclens"), lens); err != nil {
-		return nil, err
-	}
-	stats := binary.AppendUvarint(binary.AppendUvarint(nil, uint64(len(docs))), total)
-	if err := metaOut.w.Add([]byte("stats"), stats); err != nil {
-		return nil, err
-	}
-	if err := metaOut.close(); err != nil {
-		return nil, err
-	}
-
-	if err := writeManifest(dir, m); err != nil {
-		return nil, err
-	}
-	st.Bytes = filesBytes(dir, docsFile, termsFile, keysFile, metaFile, manifest)
-	return st, nil
+	return docLens, err
 }
 
 // writeTerms writes the terms table from the inverters, counting terms.
+//
+// Merging the inverters' lists and adding their skip tables is most of
+// the work, and needs nothing but the terms of a range: the terms are
+// cut into ranges (merger.split), merged into buffers on every core, and
+// the buffers written to the table in order as they are done, by this
+// goroutine. A range is merged into the buffer of the range termWindow
+// before it, once that is written: the buffers are few, reused, and
+// handed on in the ranges' order, so that no range waits for a buffer
+// that only a later range holds.
 func writeTerms(ctx context.Context, dir string, invs []*inverter, terms *int) error {
+	m, err := newMerger(ctx, invs)
+	if err != nil {
+		return err
+	}
 	out, err := newTableFile(filepath.Join(dir, termsFile), "terms")
 	if err != nil {
 		return err
 	}
 	defer out.abort()
-	var sk skipper
-	if err := mergePostings(ctx, invs, func(name, val []byte) error {
-		*terms++
-		v, err := sk.add(val)
-		if err != nil {
-			return err
+	bounds := m.split(termRangesPer * runtime.GOMAXPROCS(0))
+	chunks := make([]termChunk, len(bounds)-1)
+	for k := range chunks {
+		chunks[k].done, chunks[k].written = make(chan struct{}), make(chan struct{})
+	}
+	// A buffer holds about a range's records.
+	var size int
+	for _, v := range invs {
+		for i := range v.terms {
+			size += int(v.terms[i].list.n) + 16
 		}
-		return out.w.Add(name, v)
-	}); err != nil {
+	}
+	size /= len(chunks)
+	var scratch sync.Pool // of *termScratch
+	mctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	merged := make(chan error, 1)
+	go func() {
+		merged <- parallel.Do(mctx, len(chunks), func(k int) error {
+			c := &chunks[k]
+			defer close(c.done)
+			var buf []byte
+			if k < termWindow {
+				buf = make([]byte, 0, size+size/4)
+			} else {
+				select {
+				case <-chunks[k-termWindow].written:
+					buf = chunks[k-termWindow].buf[:0]
+				case <-mctx.Done():
+					c.err = mctx.Err()
+					return c.err
+				}
+			}
+			sc, _ := scratch.Get().(*termScratch)
+			if sc == nil {
+				sc = new(termScratch)
+			}
+			c.err = m.merge(&sc.mb, bounds[k], bounds[k+1], func(name, val []byte) error {
+				v, err := sc.sk.add(val)
+				if err != nil {
+					return err
+				}
+				c.n++
+				buf = binary.AppendUvarint(buf, uint64(len(name)))
+				buf = append(buf, name...)
+				buf = binary.AppendUvarint(buf, uint64(len(v)))
+				buf = append(buf, v...)
+				return nil
+			})
+			scratch.Put(sc)
+			c.buf = buf
+			return c.err
+		})
+	}()
+	// stop stops the merging, waits for it to end, and returns err, or
+	// else the merging's error.
+	stop := func(err error) error {
+		cancel()
+		if merr := <-merged; err == nil {
+			err = merr
+		}
+		return err
+	}
+	for k := range chunks {
+		c := &chunks[k]
+		select {
+		case <-c.done:
+		case err := <-merged:
+			// The merging ended; ranges it did not start are never done.
+			merged <- err
+			select {
+			case <-c.done:
+			default:
+				return stop(nil)
+			}
+		}
+		if c.err != nil {
+			return stop(c.err)
+		}
+		for b := c.buf; len(b) > 0; {
+			name, rest := nextBytes(b)
+			val, rest := nextBytes(rest)
+			if err := out.w.Add(name, val); err != nil {
+				return stop(err)
+			}
+			b = rest
+		}
+		*terms += c.n
+		close(c.written) // c.buf goes to range k+termWindow
+	}
+	if err := stop(nil); err != nil {
 		return err
 	}
 	return out.close()
+}
+
+const (
+	termRangesPer = 32 // ranges of the terms table per core
+	termWindow    = 4  // ranges merged or being merged ahead of the writer
+)
+
+// termScratch is the scratch of a range's merging.
+type termScratch struct {
+	mb mergeBuf
+	sk skipper
+}
+
+// termChunk is a range of the terms table, merged: its records, each a
+// uvarint length and the name, then a uvarint length and the value.
+type termChunk struct {
+	buf     []byte
+	n       int // records
+	err     error
+	done    chan struct{} // closed when merged, or failed (err)
+	written chan struct{} // closed when written: buf is free
+}
+
+// nextBytes returns the uvarint-length-prefixed bytes at the start of b,
+// which termChunk's writer made, and the rest.
+func nextBytes(b []byte) (v, rest []byte) {
+	n, k := binary.Uvarint(b)
+	return b[k : k+int(n)], b[k+int(n):]
 }
 
 // skipper adds skip tables to terms values, reusing its buffers from
@@ -232,7 +372,10 @@ func writeDocs(dir string, docs []Doc, docLens []uint32) error {
 // writeDocKeys writes the keys table of the documents' lookups (path,
 // file, stable key, name, node, kind, tag, superseded), counting keys.
 func writeDocKeys(dir string, docs []Doc, n *int) error {
-	keys := newKeyTableFor(len(docs)*8/5, 32) // on Go's tree: 1.6 keys a document, 32 bytes each
+	// On Go's tree: 1.2 keys a document besides the items' stable keys
+	// (in byKey), of 32 bytes.
+	keys := newKeyTableFor(len(docs)*5/4, 32)
+	byKey := &keyRun{t: keys}
 	for i := range docs {
 		d, doc := &docs[i], uint32(i)
 		switch d.Kind {
@@ -240,11 +383,11 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 			keys.add(nsPath, d.Path, doc)
 			keys.add(nsFile, d.Path, doc)
 		case DocItem:
-			keys.add(nsKey, d.Node.Key, doc)
-			keys.add(nsName, strings.ToLower(LastName(d.Node.Key)), doc)
+			byKey.add(nsKey, d.Node.Key, doc)
+			keys.addLower(nsName, LastName(d.Node.Key), doc)
 			keys.add(nsFile, d.Path, doc)
 		default: // a diagnostic or a narrative node
-			keys.add(nsName, strings.ToLower(d.Title), doc)
+			keys.addLower(nsName, d.Title, doc)
 			if d.Kind != DocDiagnostic {
 				keys.add(nsFile, d.Path, doc) // the node's file, for its delta
 			}
@@ -258,8 +401,14 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 			keys.add(nsSup, "superseded", doc)
 		}
 	}
+	if byKey.spilled {
+		byKey = nil
+	}
 	*n = keys.len()
-	return keys.write(dir)
+	if byKey != nil {
+		*n += byKey.len()
+	}
+	return keys.writeWith(dir, byKey)
 }
 
 // LastName returns the last part of a stable key: "Connect" of
@@ -347,6 +496,26 @@ func (t *keyTable) add(ns byte, key string, n uint32) {
 	t.addName(n)
 }
 
+// addLower is add with key lower-cased, as strings.ToLower does.
+func (t *keyTable) addLower(ns byte, key string, n uint32) {
+	if key == "" {
+		return
+	}
+	t.buf = append(t.buf[:0], ns)
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= utf8.RuneSelf {
+			t.buf = append(t.buf[:1], strings.ToLower(key)...)
+			break
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		t.buf = append(t.buf, c)
+	}
+	t.addName(n)
+}
+
 // addID is add with the key id, its bytes.
 func (t *keyTable) addID(ns byte, id object.ID, n uint32) {
 	t.buf = append(append(t.buf[:0], ns), id[:]...)
@@ -372,18 +541,119 @@ func (t *keyTable) len() int { return len(t.lists) }
 
 // write writes keys.tbl into dir: the names in byte order, each with its
 // numbers.
-func (t *keyTable) write(dir string) error {
+func (t *keyTable) write(dir string) error { return t.writeWith(dir, nil) }
+
+// writeWith is write with the names of run (nil: none) among t's, which
+// must have none of them.
+func (t *keyTable) writeWith(dir string, run *keyRun) error {
 	out, err := newTableFile(filepath.Join(dir, keysFile), "keys")
 	if err != nil {
 		return err
 	}
 	defer out.abort()
+	var r int // run's next name
 	for _, id := range t.names.sorted() {
-		if err := out.w.Add(t.names.term(id), t.pool.bytes(&t.lists[id].l)); err != nil {
+		name := t.names.term(id)
+		for ; run != nil && r < run.len() && bytes.Compare(run.name(r), name) < 0; r++ {
+			if err := out.w.Add(run.name(r), run.list(r)); err != nil {
+				return err
+			}
+		}
+		if err := out.w.Add(name, t.pool.bytes(&t.lists[id].l)); err != nil {
+			return err
+		}
+	}
+	for ; run != nil && r < run.len(); r++ {
+		if err := out.w.Add(run.name(r), run.list(r)); err != nil {
 			return err
 		}
 	}
 	return out.close()
+}
+
+// keyRun gathers lookups that come in order of name, as the items' stable
+// keys do in a segment's documents (sorted by kind, then key): each name
+// after the one before or equal to it, with its numbers increasing. Such
+// names need no hash table and no sort; each name's numbers are
+// consecutive, and so is its list. The first name out of order spills the
+// run into the keyTable, which then takes the rest.
+type keyRun struct {
+	t        *keyTable // where the run spills
+	spilled  bool
+	names    []byte   // the names, one after another
+	nameEnds []uint32 // where each name ends in names
+	lists    []byte   // the names' numbers, encoded, one list after another
+	listEnds []uint32 // where each name's list ends in lists
+	last     uint32   // the last number of the last name
+	buf      []byte
+}
+
+// add adds n to the numbers of ns and key, as keyTable.add does.
+func (r *keyRun) add(ns byte, key string, n uint32) {
+	if key == "" {
+		return
+	}
+	if r.spilled {
+		r.t.add(ns, key, n)
+		return
+	}
+	r.buf = append(append(r.buf[:0], ns), key...)
+	c := 1
+	if k := len(r.nameEnds); k > 0 {
+		c = bytes.Compare(r.buf, r.name(k-1))
+	}
+	switch {
+	case c < 0:
+		r.spill()
+		r.t.add(ns, key, n)
+		return
+	case c > 0:
+		r.names = append(r.names, r.buf...)
+		r.nameEnds = append(r.nameEnds, uint32(len(r.names)))
+		r.lists = binary.AppendUvarint(r.lists, uint64(n))
+		r.listEnds = append(r.listEnds, uint32(len(r.lists)))
+	case n != r.last:
+		r.lists = binary.AppendUvarint(r.lists, uint64(n-r.last))
+		r.listEnds[len(r.listEnds)-1] = uint32(len(r.lists))
+	}
+	r.last = n
+}
+
+// spill adds the run's lookups to the keyTable.
+func (r *keyRun) spill() {
+	r.spilled = true
+	for k := range r.len() {
+		var n uint32
+		for l := r.list(k); len(l) > 0; {
+			d, w := binary.Uvarint(l)
+			n += uint32(d)
+			l = l[w:]
+			r.t.buf = append(r.t.buf[:0], r.name(k)...)
+			r.t.addName(n)
+		}
+	}
+	r.names, r.nameEnds, r.lists, r.listEnds = nil, nil, nil, nil
+}
+
+// len returns the number of names in the run.
+func (r *keyRun) len() int { return len(r.nameEnds) }
+
+// name returns the bytes of name k.
+func (r *keyRun) name(k int) []byte {
+	var from uint32
+	if k > 0 {
+		from = r.nameEnds[k-1]
+	}
+	return r.names[from:r.nameEnds[k]]
+}
+
+// list returns name k's numbers, encoded as in the keys table.
+func (r *keyRun) list(k int) []byte {
+	var from uint32
+	if k > 0 {
+		from = r.listEnds[k-1]
+	}
+	return r.lists[from:r.listEnds[k]]
 }
 
 // writeManifest writes a segment's manifest, crash-safely.

@@ -179,28 +179,38 @@ func narrativeDocs(cat *narrative.Catalog) ([]Doc, []HiddenID) {
 // sortDocs orders docs by docOrder, then as collected. It sorts numbers
 // and moves each document once: documents are large to swap.
 func sortDocs(docs []Doc) {
-	order := make([]int32, len(docs))
-	for i := range order {
-		order[i] = int32(i)
+	ids := make([]uint32, len(docs))
+	for i := range ids {
+		ids[i] = uint32(i)
 	}
-	slices.SortFunc(order, func(i, j int32) int {
-		if c := docOrder(&docs[i], &docs[j]); c != 0 {
-			return c
-		}
-		return int(i - j)
-	})
+	sortKinded(ids,
+		func(id uint32) string { return string(docs[id].Kind) },
+		func(id uint32) string { return docs[id].Node.Key },
+		func(a, b uint32) int {
+			if c := docOrder(&docs[a], &docs[b]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+	permute(docs, ids)
+}
+
+// permute moves docs so that position k takes the document at order[k],
+// which it overwrites.
+func permute(docs []Doc, order []uint32) {
 	// Apply the permutation in place, a cycle at a time (a copy of the
 	// documents, 58 MB on Go's tree, would be new memory to fault in):
 	// position k takes the document at order[k].
+	const placed = ^uint32(0)
 	for k := range order {
-		if order[k] < 0 || int(order[k]) == k {
+		if order[k] == placed || int(order[k]) == k {
 			continue
 		}
 		held := docs[k]
 		j := k
 		for {
 			next := int(order[j])
-			order[j] = -1 // placed
+			order[j] = placed
 			if next == k {
 				docs[j] = held
 				break

@@ -119,15 +119,20 @@ func TestVersionsKeptForTwo(t *testing.T) {
 }
 
 // TestSortDocs checks sortDocs, which permutes documents in place, against
-// a stable sort by docOrder, over documents with many equal keys.
+// a stable sort by docOrder, over documents with many equal keys, keys
+// that share long prefixes (as package-qualified names do), and enough
+// documents of a kind for the radix sort.
 func TestSortDocs(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
-	for _, n := range []int{0, 1, 2, 7, 100, 1000} {
+	prefixes := []string{"", "k", "net/http.", "cmd/compile/internal/ssa.", "cmd/compile/internal/ssagen."}
+	suffixes := []string{"", "a", "a\x00", "Client", "Client.Do", "(*Func).String", "ÉtatCivil"}
+	kinds := []DocKind{DocFile, DocItem, DocDiagnostic, "task", "decision"}
+	for _, n := range []int{0, 1, 2, 7, 100, 1000, 20000} {
 		docs := make([]Doc, n)
 		for i := range docs {
 			docs[i] = Doc{
-				Kind: []DocKind{DocFile, DocItem, DocDiagnostic}[rng.Intn(3)],
-				Node: graph.NodeID{Key: fmt.Sprint("k", rng.Intn(5))},
+				Kind: kinds[rng.Intn(len(kinds))],
+				Node: graph.NodeID{Key: prefixes[rng.Intn(len(prefixes))] + suffixes[rng.Intn(len(suffixes))] + fmt.Sprint(rng.Intn(3))[:rng.Intn(2)]},
 				Path: fmt.Sprint("p", rng.Intn(3)), StartLine: uint32(rng.Intn(4)),
 				Text: fmt.Sprint(i), // tells equal documents apart
 			}

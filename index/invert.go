@@ -2,11 +2,10 @@ package index
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
-	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/ctx-dev/ctx/internal/parallel"
 )
@@ -179,145 +178,100 @@ func (v *inverter) endDoc(doc uint32) {
 	v.epoch++
 }
 
-// sortKey is a word of 8 bytes of a term as a big-endian number,
-// zero-padded (so that comparing words orders terms by those bytes), the
-// term's number, and whether the term goes on after the word.
-type sortKey struct {
-	pre  uint64
-	id   uint32
-	more bool
-}
-
 // sorted returns the inverter's term numbers in order of their bytes.
 func (v *inverter) sorted() []uint32 { return v.vocab.sorted() }
-
-// sorted returns the term numbers in order of their bytes.
-func (v *vocab) sorted() []uint32 {
-	keys := make([]sortKey, v.len())
-	for i := range keys {
-		keys[i].id = uint32(i)
-	}
-	v.sortTerms(keys, 0, make([]sortKey, len(keys)))
-	order := make([]uint32, len(keys))
-	for i, k := range keys {
-		order[i] = k.id
-	}
-	return order
-}
-
-// sortTerms sorts keys, whose terms share their first 8*depth bytes
-// (zero-padded), by their bytes: by their next 8 bytes with a radix sort,
-// which needs no comparisons, then each run of terms that share those
-// too, one word deeper. Many terms share a prefix of 8 bytes or more:
-// paths, and names like "internal..." or "testparse...".
-func (v *vocab) sortTerms(keys []sortKey, depth int, tmp []sortKey) {
-	if len(keys) <= 16 {
-		v.compareSort(keys)
-		return
-	}
-	end := 8 * (depth + 1)
-	for i := range keys {
-		t := v.term(keys[i].id)
-		keys[i].pre, keys[i].more = termWord(t, depth), len(t) > end
-	}
-	if len(keys) < 1024 {
-		// Too few for the radix sort's counts to pay.
-		slices.SortFunc(keys, func(a, b sortKey) int { return cmp.Compare(a.pre, b.pre) })
-	} else {
-		radixSort(keys, tmp)
-	}
-	for i := 0; i < len(keys); {
-		j, more := i+1, keys[i].more
-		for j < len(keys) && keys[j].pre == keys[i].pre {
-			more = more || keys[j].more
-			j++
-		}
-		if j-i > 1 {
-			if more {
-				v.sortTerms(keys[i:j], depth+1, tmp[i:j])
-			} else {
-				// Terms that end in this word and only differ in their
-				// lengths, as "a" and "a\x00" (the tokenizer makes
-				// none).
-				v.compareSort(keys[i:j])
-			}
-		}
-		i = j
-	}
-}
-
-// compareSort sorts keys by their terms' bytes.
-func (v *vocab) compareSort(keys []sortKey) {
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		return bytes.Compare(v.term(a.id), v.term(b.id))
-	})
-}
-
-// termWord returns the bytes b[8*depth:8*depth+8] as a big-endian number,
-// zero-padded.
-func termWord(b []byte, depth int) uint64 {
-	return bits.ReverseBytes64(loadHead(b[min(len(b), 8*depth):]))
-}
-
-// radixSort sorts keys by pre, stably, a byte at a time from the
-// lowest, using tmp (as long as keys) as scratch. It skips the bytes
-// that all keys share, such as the padding of short terms.
-func radixSort(keys, tmp []sortKey) {
-	if len(keys) < 2 {
-		return
-	}
-	var counts [8][256]int
-	for _, k := range keys {
-		for b := range 8 {
-			counts[b][byte(k.pre>>(8*b))]++
-		}
-	}
-	src, dst := keys, tmp
-	for b := range 8 {
-		c := &counts[b]
-		if c[byte(keys[0].pre>>(8*b))] == len(keys) {
-			continue
-		}
-		sum := 0
-		for i, n := range c {
-			c[i] = sum
-			sum += n
-		}
-		for _, k := range src {
-			d := byte(k.pre >> (8 * b))
-			dst[c[d]] = k
-			c[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &keys[0] {
-		copy(keys, src)
-	}
-}
 
 // mergePostings calls fn for every term of the inverters, in order of
 // name, with its postings value (document frequency, then the entries of
 // every inverter in turn). The inverters must hold consecutive runs of
 // documents, in order. name and val are only valid until fn returns.
 func mergePostings(ctx context.Context, invs []*inverter, fn func(name, val []byte) error) error {
-	orders := make([][]uint32, len(invs))
-	if err := parallel.Do(ctx, len(invs), func(w int) error {
-		orders[w] = invs[w].sorted()
-		return nil
-	}); err != nil {
+	m, err := newMerger(ctx, invs)
+	if err != nil {
 		return err
 	}
-	next := make([]int, len(invs))
-	var val []byte
-	var parts [][]byte // the term's lists
-	var lasts []uint32 // and their last documents
+	b := m.split(1)
+	var mb mergeBuf
+	return m.merge(&mb, b[0], b[1], fn)
+}
+
+// merger merges the terms of inverters that hold consecutive runs of
+// documents, in order: each inverter's term numbers in order of their
+// bytes, merged in ranges that can be merged side by side (split).
+type merger struct {
+	invs   []*inverter
+	orders [][]uint32 // by inverter: its term numbers in order of bytes
+}
+
+// newMerger puts the terms of each inverter in order, on every core.
+func newMerger(ctx context.Context, invs []*inverter) (*merger, error) {
+	m := &merger{invs: invs, orders: make([][]uint32, len(invs))}
+	if err := parallel.Do(ctx, len(invs), func(w int) error {
+		m.orders[w] = invs[w].sorted()
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// split cuts the merged terms into at most n ranges of about as many
+// terms each and returns their bounds: range k is, in each inverter w's
+// order, from bounds[k][w] up to bounds[k+1][w]. The ranges are in order
+// of name, and every term lies in one of them, whatever the inverter.
+func (m *merger) split(n int) [][]int {
+	// The cuts are terms of the inverter with the most, at even steps.
+	big := 0
+	for w := range m.orders {
+		if len(m.orders[w]) > len(m.orders[big]) {
+			big = w
+		}
+	}
+	total := 0
+	if len(m.orders) > 0 {
+		total = len(m.orders[big])
+	}
+	n = max(1, min(n, total))
+	bounds := make([][]int, 0, n+1)
+	bounds = append(bounds, make([]int, len(m.invs)))
+	for k := 1; k < n; k++ {
+		cut := m.invs[big].vocab.term(m.orders[big][k*total/n])
+		b := make([]int, len(m.invs))
+		for w, v := range m.invs {
+			// The first of w's terms not before cut.
+			b[w] = sort.Search(len(m.orders[w]), func(i int) bool {
+				return bytes.Compare(v.vocab.term(m.orders[w][i]), cut) >= 0
+			})
+		}
+		bounds = append(bounds, b)
+	}
+	end := make([]int, len(m.invs))
+	for w := range m.orders {
+		end[w] = len(m.orders[w])
+	}
+	return append(bounds, end)
+}
+
+// mergeBuf is merge's scratch, reused from range to range.
+type mergeBuf struct {
+	next  []int
+	val   []byte
+	parts [][]byte // the term's lists
+	lasts []uint32 // and their last documents
+}
+
+// merge calls fn, as mergePostings does, for the terms of the range that
+// starts at lo and ends at hi (split's bounds).
+func (m *merger) merge(mb *mergeBuf, lo, hi []int, fn func(name, val []byte) error) error {
+	next := append(mb.next[:0], lo...)
+	mb.next = next
 	for {
-		// The smallest name at the head of any inverter's order.
+		// The smallest name at the head of any inverter's range.
 		var name []byte
 		found := false
-		for w, v := range invs {
-			if next[w] < len(orders[w]) {
-				if n := v.vocab.term(orders[w][next[w]]); !found || bytes.Compare(n, name) < 0 {
+		for w, v := range m.invs {
+			if next[w] < hi[w] {
+				if n := v.vocab.term(m.orders[w][next[w]]); !found || bytes.Compare(n, name) < 0 {
 					name, found = n, true
 				}
 			}
@@ -325,11 +279,11 @@ func mergePostings(ctx context.Context, invs []*inverter, fn func(name, val []by
 		if !found {
 			return nil
 		}
-		parts, lasts = parts[:0], lasts[:0]
+		parts, lasts := mb.parts[:0], mb.lasts[:0]
 		var df uint64
-		for w, v := range invs {
-			if next[w] < len(orders[w]) {
-				if id := orders[w][next[w]]; bytes.Equal(v.vocab.term(id), name) {
+		for w, v := range m.invs {
+			if next[w] < hi[w] {
+				if id := m.orders[w][next[w]]; bytes.Equal(v.vocab.term(id), name) {
 					t := &v.terms[id]
 					parts = append(parts, v.pool.bytes(&t.list))
 					lasts = append(lasts, t.last)
@@ -338,7 +292,7 @@ func mergePostings(ctx context.Context, invs []*inverter, fn func(name, val []by
 				}
 			}
 		}
-		val = binary.AppendUvarint(val[:0], df)
+		val := binary.AppendUvarint(mb.val[:0], df)
 		for i, list := range parts {
 			if i == 0 {
 				val = append(val, list...)
@@ -350,6 +304,7 @@ func mergePostings(ctx context.Context, invs []*inverter, fn func(name, val []by
 			val = binary.AppendUvarint(val, first-uint64(lasts[i-1]))
 			val = append(val, list[n:]...)
 		}
+		mb.parts, mb.lasts, mb.val = parts, lasts, val
 		if err := fn(name, val); err != nil {
 			return err
 		}

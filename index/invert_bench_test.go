@@ -155,3 +155,49 @@ func BenchmarkSortTerms(b *testing.B) {
 	reportCPU(b, start)
 	b.ReportMetric(float64(inv.len()), "terms")
 }
+
+// BenchmarkWriteTerms is the terms table written from two inverters of
+// half the documents each: by writeTerms, which merges ranges on every
+// core, and serially, as one goroutine merging and writing in turn.
+func BenchmarkWriteTerms(b *testing.B) {
+	docs := benchDocs(b)
+	invs := []*inverter{invertDocs(docs, 0, len(docs)/2), invertDocs(docs, len(docs)/2, len(docs))}
+	run := func(b *testing.B, write func(dir string) error) {
+		start := cpuTime()
+		for b.Loop() {
+			b.StopTimer()
+			dir := b.TempDir()
+			b.StartTimer()
+			if err := write(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, start)
+	}
+	b.Run("ranges", func(b *testing.B) {
+		run(b, func(dir string) error {
+			var n int
+			return writeTerms(context.Background(), dir, invs, &n)
+		})
+	})
+	b.Run("serial", func(b *testing.B) {
+		run(b, func(dir string) error {
+			out, err := newTableFile(filepath.Join(dir, termsFile), "terms")
+			if err != nil {
+				return err
+			}
+			defer out.abort()
+			var sk skipper
+			if err := mergePostings(context.Background(), invs, func(name, val []byte) error {
+				v, err := sk.add(val)
+				if err != nil {
+					return err
+				}
+				return out.w.Add(name, v)
+			}); err != nil {
+				return err
+			}
+			return out.close()
+		})
+	})
+}

@@ -93,11 +93,44 @@ func checkMerged(t *testing.T, invs []*inverter, names []string, want map[string
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkNames(t, "merged", got, names)
+	// Merged in ranges, as writeTerms merges them side by side, the terms
+	// are the same, each in one range.
+	m, err := newMerger(context.Background(), invs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 3, 7, 64, 1 << 20} {
+		bounds := m.split(n)
+		if len(bounds) < 2 || len(bounds) > n+1 {
+			t.Fatalf("split(%d): %d bounds", n, len(bounds))
+		}
+		got = got[:0]
+		var mb mergeBuf
+		for k := range len(bounds) - 1 {
+			err := m.merge(&mb, bounds[k], bounds[k+1], func(name, val []byte) error {
+				got = append(got, string(name))
+				if w := want[string(name)]; !slices.Equal(val, w) {
+					t.Errorf("split(%d), range %d: term %q: postings %x, want %x", n, k, name, val, w)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		checkNames(t, fmt.Sprintf("split(%d)", n), got, names)
+	}
+}
+
+// checkNames compares the terms merged, got, with names.
+func checkNames(t *testing.T, what string, got, names []string) {
+	t.Helper()
 	if !slices.Equal(got, names) {
-		t.Errorf("%d terms, want %d", len(got), len(names))
+		t.Errorf("%s: %d terms, want %d", what, len(got), len(names))
 		for i := range min(len(got), len(names)) {
 			if got[i] != names[i] {
-				t.Fatalf("term %d is %q, want %q", i, got[i], names[i])
+				t.Fatalf("%s: term %d is %q, want %q", what, i, got[i], names[i])
 			}
 		}
 	}

@@ -48,8 +48,67 @@ func TestKeyTable(t *testing.T) {
 	if keys.len() != len(want) {
 		t.Fatalf("%d names, want %d", keys.len(), len(want))
 	}
+	checkKeys(t, keys, nil, want)
+}
+
+// TestKeyRun checks keys.tbl as a keyTable and a keyRun write it: the
+// run's names in order (the items' keys of a segment), among the table's
+// of other namespaces; a repeat of the last name with the same or a
+// greater number; and, in some cases, a name out of order, which spills
+// the run into the table.
+func TestKeyRun(t *testing.T) {
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 9))
+		keys := newKeyTable()
+		run := &keyRun{t: keys}
+		want := map[string][]uint32{}
+		add := func(name string, n uint32) {
+			if l := want[name]; len(l) == 0 || l[len(l)-1] != n {
+				want[name] = append(l, n)
+			}
+		}
+		var names []string
+		for range 1 + rng.IntN(500) {
+			names = append(names, []string{"a", "a.b", "net/http.Client", "net/http.Client.Do", "ünï"}[rng.IntN(5)]+fmt.Sprint(rng.IntN(1000)))
+		}
+		slices.Sort(names)
+		spillAt := -1
+		if seed%3 == 0 {
+			spillAt = rng.IntN(len(names))
+		}
+		var n uint32
+		for i, name := range names {
+			if i == spillAt {
+				name = "\x00before all" // out of order
+			}
+			for range 1 + rng.IntN(2) {
+				run.add(nsKey, name, n)
+				add(string(nsKey)+name, n)
+				keys.add(nsName, name, n)
+				add(string(nsName)+name, n)
+				if rng.IntN(2) == 0 {
+					f := "f" + fmt.Sprint(rng.IntN(7))
+					keys.add(nsFile, f, n)
+					add(string(nsFile)+f, n)
+				}
+				n += uint32(rng.IntN(2))
+			}
+		}
+		if run.spilled != (spillAt > 0) {
+			t.Fatalf("seed %d: spilled %v, out of order at %d", seed, run.spilled, spillAt)
+		}
+		if run.spilled {
+			run = nil
+		}
+		checkKeys(t, keys, run, want)
+	}
+}
+
+// checkKeys writes keys.tbl of keys and run and compares it with want.
+func checkKeys(t *testing.T, keys *keyTable, run *keyRun, want map[string][]uint32) {
+	t.Helper()
 	dir := t.TempDir()
-	if err := keys.write(dir); err != nil {
+	if err := keys.writeWith(dir, run); err != nil {
 		t.Fatal(err)
 	}
 	tb, err := table.Open(filepath.Join(dir, keysFile))
@@ -76,4 +135,19 @@ func TestKeyTable(t *testing.T) {
 	if !slices.Equal(got, names) {
 		t.Fatalf("names %q..., want %q...", got[:min(5, len(got))], names[:min(5, len(names))])
 	}
+}
+
+// TestKeyTableAddLower checks that addLower adds the name strings.ToLower
+// gives, ASCII or not.
+func TestKeyTableAddLower(t *testing.T) {
+	names := []string{"Connect", "HTTPClient", "already", "ÉtatCivil", "İstanbul", "MixedÜmlaut", "a\xffB", "x"}
+	keys := newKeyTable()
+	want := map[string][]uint32{}
+	for i, name := range names {
+		keys.addLower(nsName, name, uint32(i))
+		l := string(nsName) + strings.ToLower(name)
+		want[l] = append(want[l], uint32(i))
+	}
+	keys.addLower(nsName, "", 99) // no lookup
+	checkKeys(t, keys, nil, want)
 }

@@ -170,3 +170,13 @@ func mix(a, b uint64) uint64 {
 	hi, lo := bits.Mul64(a, b)
 	return hi ^ lo
 }
+
+// sorted returns the term numbers in order of their bytes.
+func (v *vocab) sorted() []uint32 {
+	ids := make([]uint32, v.len())
+	for i := range ids {
+		ids[i] = uint32(i)
+	}
+	s := byteSort{str: v.term}
+	return s.order(ids)
+}

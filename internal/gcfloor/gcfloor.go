@@ -119,10 +119,10 @@ func (t *tuner) arm() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if !t.done {
-			t.tune()
+			cycle := t.tune()
 			t.arm()
 			if tuned != nil {
-				tuned()
+				tuned(cycle)
 			}
 		}
 	})
@@ -131,8 +131,9 @@ func (t *tuner) arm() {
 // goal is the heap goal of GC percentage pct for a live heap.
 func goal(live uint64, pct int) uint64 { return live + live*uint64(pct)/100 }
 
-// tuned, if set (by tests), is called after each tune a finalizer runs.
-var tuned func()
+// tuned, if set (by tests), is called after each tune a finalizer runs,
+// with the number of collections the tune saw (MemStats.NumGC).
+var tuned func(cycle uint32)
 
 // minHeap is the runtime's minimum heap goal: before the first
 // collection it counts nothing live and takes this as the base.
@@ -140,19 +141,21 @@ const minHeap = 4 << 20
 
 // tune sets the GC percentage that puts the heap goal at the floor, or
 // the base percentage when its goal is higher, from the heap a collection
-// just found live. Called with t.mu held, after a collection.
+// just found live, and returns the number of collections so far. Called
+// with t.mu held, after a collection.
 //
 // The live heap is the goal the collection set, divided by 1+pct/100:
 // MemStats.HeapAlloc would count the garbage not yet swept, and
 // runtime/metrics, which has it, costs every process a tenth of a
 // millisecond to initialise, 2% of a search. ReadMemStats stops the
 // world for some microseconds, once a collection.
-func (t *tuner) tune() {
+func (t *tuner) tune() (cycle uint32) {
 	if t.later != nil {
 		t.floor, t.later = t.later(), nil
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
+	cycle = ms.NumGC
 	t.set(ms.NextGC * 100 / uint64(100+t.pct))
 	// The runtime multiplies the percentage by the stacks and globals too
 	// (a rebuild's first collection, with 13 MB live, met a goal of 1.4
@@ -165,6 +168,7 @@ func (t *tuner) tune() {
 			debug.SetGCPercent(t.pct)
 		}
 	}
+	return cycle
 }
 
 // set sets the GC percentage for a live heap, and the memory limit that

@@ -172,19 +172,36 @@ func TestSetShrinksBackToFloor(t *testing.T) {
 // watchTunes returns a function that collects and waits for the tuner's
 // finalizer to run after the collection.
 func watchTunes(t *testing.T) (collect func()) {
-	done := make(chan struct{}, 16)
-	tuned = func() { done <- struct{}{} }
+	done := make(chan uint32, 16)
+	tuned = func(cycle uint32) {
+		select {
+		case done <- cycle:
+		default: // a tune the test does not wait for
+		}
+	}
 	t.Cleanup(func() { tuned = nil })
 	return func() {
 		t.Helper()
 		for len(done) > 0 {
 			<-done
 		}
-		runtime.GC()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			t.Fatal("no tune after a collection")
+		// Wait for the tune of this collection, not a late one of a
+		// collection the runtime started by itself before. A late tune
+		// arms its finalizer during this collection, which then does not
+		// collect it: collect again.
+		timeout := time.After(10 * time.Second)
+		for {
+			runtime.GC()
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			select {
+			case cycle := <-done:
+				if cycle >= ms.NumGC {
+					return
+				}
+			case <-timeout:
+				t.Fatal("no tune after a collection")
+			}
 		}
 	}
 }
