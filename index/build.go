@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -418,7 +417,6 @@ func LastName(key string) string { return reader.LastName(key) }
 // tableFile is a table being written to a file.
 type tableFile struct {
 	f    *os.File
-	bw   *bufio.Writer
 	w    *table.Writer
 	done bool
 }
@@ -428,17 +426,20 @@ func newTableFile(path, kind string) (*tableFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	bw := bufio.NewWriterSize(f, 1<<20)
-	return &tableFile{f: f, bw: bw, w: table.NewWriter(bw, kind)}, nil
+	// The Writer's own buffer, large: writes of a megabyte, and no
+	// second buffer to copy every byte into.
+	w, err := table.NewWriterOptions(f, table.WriterOptions{Kind: kind, BufferSize: 1 << 20})
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("index: %w", err)
+	}
+	return &tableFile{f: f, w: w}, nil
 }
 
 // close finishes the table and makes it durable.
 func (t *tableFile) close() error {
 	t.done = true
 	err := t.w.Close()
-	if err == nil {
-		err = t.bw.Flush()
-	}
 	if err == nil {
 		err = t.f.Sync()
 	}

@@ -48,6 +48,7 @@ func TestRoundTrip(t *testing.T) {
 			RestartInterval: []int{0, 1, 2, 7, 100}[seed%5],
 			BlockSize:       []int{0, 1, 100}[seed%3],
 			SummaryInterval: []int{0, 1, 3, 1000}[seed%4],
+			BufferSize:      []int{0, 1, 17, 4096, 1 << 20, 5}[seed%6],
 		}
 		t.Run(fmt.Sprintf("seed%d-%d-r%d-b%d-s%d", seed, len(kvs), opts.RestartInterval, opts.BlockSize, opts.SummaryInterval), func(t *testing.T) {
 			tab := mustOpen(t, build(t, opts, kvs))

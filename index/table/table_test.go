@@ -242,6 +242,9 @@ func TestWriterArguments(t *testing.T) {
 	if _, err := NewWriterOptions(io.Discard, WriterOptions{Kind: "x", RestartInterval: -1}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("negative interval: %v", err)
 	}
+	if _, err := NewWriterOptions(io.Discard, WriterOptions{Kind: "x", BufferSize: -1}); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("negative buffer size: %v", err)
+	}
 	w := NewWriter(io.Discard, "x")
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -297,6 +300,12 @@ func TestDeterministic(t *testing.T) {
 	a, b := build(t, WriterOptions{}, kvs), build(t, WriterOptions{}, kvs)
 	if !bytes.Equal(a, b) {
 		t.Fatal("two writes of the same records differ")
+	}
+	// The buffer size changes only how the bytes are written.
+	for _, size := range []int{1, 16, 1000, 1 << 20} {
+		if c := build(t, WriterOptions{BufferSize: size}, kvs); !bytes.Equal(a, c) {
+			t.Fatalf("a %d-byte buffer writes other bytes", size)
+		}
 	}
 }
 

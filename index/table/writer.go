@@ -36,6 +36,10 @@ type WriterOptions struct {
 	// of every SummaryInterval-th restart is copied into the summary, at
 	// most 1<<31.
 	SummaryInterval int
+	// BufferSize is the bytes the Writer gathers before it writes to its
+	// io.Writer (0: 64 KiB). A large one for a file saves a buffer
+	// around the file, and a copy of every byte.
+	BufferSize int
 }
 
 // Validate reports an invalid kind or a negative option.
@@ -43,8 +47,8 @@ func (o WriterOptions) Validate() error {
 	if !validKind(o.Kind) {
 		return fmt.Errorf("%w: kind %q: want 1 to %d bytes of [a-z0-9._-]", ErrInvalidArgument, o.Kind, maxKindLen)
 	}
-	if o.RestartInterval < 0 || o.BlockSize < 0 || o.SummaryInterval < 0 || int64(o.SummaryInterval) > math.MaxInt32 {
-		return fmt.Errorf("%w: restart interval, block size or summary interval out of range", ErrInvalidArgument)
+	if o.RestartInterval < 0 || o.BlockSize < 0 || o.SummaryInterval < 0 || int64(o.SummaryInterval) > math.MaxInt32 || o.BufferSize < 0 {
+		return fmt.Errorf("%w: restart interval, block size, summary interval or buffer size out of range", ErrInvalidArgument)
 	}
 	return nil
 }
@@ -102,10 +106,13 @@ func NewWriterOptions(w io.Writer, opts WriterOptions) (*Writer, error) {
 	if opts.SummaryInterval == 0 {
 		opts.SummaryInterval = DefaultSummaryInterval
 	}
+	if opts.BufferSize == 0 {
+		opts.BufferSize = 64 << 10
+	}
 	out := &crcWriter{w: w}
 	tw := &Writer{
 		out:      out,
-		buf:      bufio.NewWriterSize(out, 64<<10),
+		buf:      bufio.NewWriterSize(out, opts.BufferSize),
 		interval: opts.RestartInterval,
 		block:    uint64(opts.BlockSize),
 		summary:  opts.SummaryInterval,
