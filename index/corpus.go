@@ -321,18 +321,24 @@ func fileDocs(dst []Doc, repoID, p string, items []extract.StoredItem, src []byt
 		if len(body) > maxChunkBytes {
 			body = body[:maxChunkBytes]
 		}
-		var text strings.Builder
-		text.Grow(len(it.Key) + len(it.Doc) + len(body) + 8)
-		text.WriteString(it.Key)
-		text.WriteByte('\n')
+		// The title ("func net.Dial") and the text in one allocation.
+		var b strings.Builder
+		b.Grow(len(it.Kind) + 1 + 2*len(it.Key) + len(it.Doc) + len(body) + 2)
+		b.WriteString(string(it.Kind))
+		b.WriteByte(' ')
+		b.WriteString(it.Key)
+		title := b.Len()
+		b.WriteString(it.Key)
+		b.WriteByte('\n')
 		if it.Doc != "" {
-			text.WriteString(it.Doc)
-			text.WriteByte('\n')
+			b.WriteString(it.Doc)
+			b.WriteByte('\n')
 		}
-		text.Write(body)
+		b.Write(body)
+		both := b.String()
 		dst[1+i] = Doc{
-			Kind: DocItem, Node: graph.ItemNode(repoID, it.Key), Title: string(it.Kind) + " " + it.Key,
-			Path: p, StartLine: it.Span.StartLine, EndLine: it.Span.EndLine, Text: text.String(),
+			Kind: DocItem, Node: graph.ItemNode(repoID, it.Key), Title: both[:title],
+			Path: p, StartLine: it.Span.StartLine, EndLine: it.Span.EndLine, Text: both[title:],
 			Tokens: (len(body) + 3) / 4,
 		}
 	}
@@ -435,10 +441,16 @@ func outline(p string, items []Doc) string {
 	if len(items) == 0 {
 		return p
 	}
+	size := len(p)
+	for _, it := range items {
+		size += 1 + len(LastName(it.Node.Key))
+	}
 	var b strings.Builder
+	b.Grow(size)
 	b.WriteString(p)
 	b.WriteByte('\n')
-	seen := map[string]bool{}
+	seen := outlineSeen.Get().(map[string]bool)
+	defer func() { clear(seen); outlineSeen.Put(seen) }()
 	for _, it := range items {
 		name := LastName(it.Node.Key)
 		if name == "" || seen[name] {
@@ -452,6 +464,9 @@ func outline(p string, items []Doc) string {
 	}
 	return b.String()
 }
+
+// outlineSeen are outline's sets of names, reused from file to file.
+var outlineSeen = sync.Pool{New: func() any { return map[string]bool{} }}
 
 // lineBufs are fileDocs' line tables, reused from file to file: every
 // file's content of a build is cut into lines (24 MB of them on Go's

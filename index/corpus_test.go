@@ -226,3 +226,25 @@ func TestRebuildReleasesVersions(t *testing.T) {
 		t.Errorf("%d collections in a full rebuild with collection off, want the one the release runs", n)
 	}
 }
+
+// TestOutline checks a file document's text: its path, then the last
+// names of its items, each once, in order; the sets of names outline
+// reuses from file to file carry nothing over.
+func TestOutline(t *testing.T) {
+	item := func(key string) Doc { return Doc{Kind: DocItem, Node: graph.NodeID{Key: key}} }
+	for _, tc := range []struct {
+		path  string
+		items []Doc
+		want  string
+	}{
+		{"a.go", nil, "a.go"},
+		{"net/http/client.go", []Doc{item("net/http.Client"), item("net/http.Client.Do"), item("net/http.Do"), item("net/http.Client")},
+			"net/http/client.go\nClient Do"},
+		{"b.rs", []Doc{item(""), item("core::net::connect"), item("core::net::Client::connect"), item("x.Y")}, "b.rs\nconnect Y"},
+		{"c.go", []Doc{item("p.Client")}, "c.go\nClient"}, // not seen in b.rs's or client.go's set
+	} {
+		if got := outline(tc.path, tc.items); got != tc.want {
+			t.Errorf("outline(%q) = %q, want %q", tc.path, got, tc.want)
+		}
+	}
+}
