@@ -760,3 +760,43 @@ func partManifest(t testing.TB, of interface{ Manifest() ([]byte, error) }) *Man
 	}
 	return m
 }
+
+// TestRemoveOld checks what removeOld deletes: old segments (their files
+// and subdirectories), temporary directories and old generations, not
+// the segments kept nor anything else in the index directory.
+func TestRemoveOld(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(p string, files ...string) {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if err := os.WriteFile(filepath.Join(dir, p, f), []byte(f), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mk(segPrefix+"kept", "docs.tbl", "terms.tbl")
+	mk(segPrefix+"old", "docs.tbl", "terms.tbl", "keys.tbl", "manifest")
+	mk(segPrefix+"old/sub", "x")
+	mk(segPrefix + "old2")
+	mk(tmpPrefix+"left", "docs.tbl")
+	mk("gen-1", "a")
+	mk("other", "b")
+	if err := os.WriteFile(filepath.Join(dir, segPrefix+"file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removeOld(dir, []string{segPrefix + "kept"})
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	want := []string{"other", segPrefix + "file", segPrefix + "kept"}
+	if !slices.Equal(left, want) {
+		t.Fatalf("left %q, want %q", left, want)
+	}
+	if fs, _ := os.ReadDir(filepath.Join(dir, segPrefix+"kept")); len(fs) != 2 {
+		t.Fatalf("the kept segment has %d files, want 2", len(fs))
+	}
+}
