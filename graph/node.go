@@ -55,13 +55,20 @@ func CommitNode(id object.ID) NodeID {
 
 // Name is how a node is shown: kind and key, or kind and id.
 func (n NodeID) Name() string {
-	if n.Key != "" {
-		if n.Kind == NodeCommit && len(n.Key) > object.ShortLen {
-			return "commit:" + n.Key[:object.ShortLen]
-		}
-		return string(n.Kind) + ":" + n.Key
+	var buf [80]byte
+	return string(n.AppendName(buf[:0]))
+}
+
+// AppendName appends Name to b.
+func (n NodeID) AppendName(b []byte) []byte {
+	b = append(append(b, n.Kind...), ':')
+	switch {
+	case n.Key == "":
+		return append(b, n.ID.Short()...)
+	case n.Kind == NodeCommit && len(n.Key) > object.ShortLen:
+		return append(b, n.Key[:object.ShortLen]...)
 	}
-	return string(n.Kind) + ":" + n.ID.Short()
+	return append(b, n.Key...)
 }
 
 // DirectoryNode is the graph node of a directory of the project, by its

@@ -105,11 +105,15 @@ func TestNodeName(t *testing.T) {
 		{FileNode("r", "a/b.go"), "file:a/b.go"},
 		{NarrativeNode("open-question", "Q-1"), "open_question:Q-1"},
 		{NodeID{Kind: NodeCommit, Key: "short"}, "commit:short"},
+		{CommitNode(object.ID{0xab, 0xcd}), "commit:" + object.ID{0xab, 0xcd}.String()[:object.ShortLen]},
 		{NodeID{Kind: NodeItem, ID: derive("x", "y")}, "item:" + derive("x", "y").Short()},
 	}
 	for _, tt := range tests {
 		if got := tt.node.Name(); got != tt.want {
 			t.Errorf("%+v.Name() = %q, want %q", tt.node, got, tt.want)
+		}
+		if got := string(tt.node.AppendName([]byte("x"))); got != "x"+tt.want {
+			t.Errorf("%+v.AppendName(x) = %q, want %q", tt.node, got, "x"+tt.want)
 		}
 	}
 }

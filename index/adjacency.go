@@ -243,22 +243,33 @@ func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, erro
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("index: %w", err)
 	}
-	keys := newKeyTableFor(len(a.nodes), 48) // a name a node; 45 bytes each on Go's tree
-	if err := a.write(dir, keys); err != nil {
+	// The nodes are numbered in nodeOrder, by kind then key, which is the
+	// order of their names ("kind:key") but for nodes without a key: a
+	// keyRun, which spills into the table at the first name out of order.
+	keys := newKeyTable()
+	run := newKeyRun(keys, len(a.nodes), 48) // 45 bytes a name on Go's tree
+	if err := a.write(dir, run); err != nil {
 		return nil, err
 	}
-	if err := keys.write(dir); err != nil {
+	if run.spilled {
+		run = nil
+	}
+	if err := keys.writeWith(dir, run); err != nil {
 		return nil, err
 	}
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
-	return &BuildStats{Keys: keys.len(), Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
+	n := keys.len()
+	if run != nil {
+		n += run.len()
+	}
+	return &BuildStats{Keys: n, Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
 }
 
 // write writes nodes.tbl and adj.tbl into dir and adds the node names to
 // keys.
-func (a *adjacency) write(dir string, keys *keyTable) error {
+func (a *adjacency) write(dir string, keys *keyRun) error {
 	nodesOut, err := newTableFile(filepath.Join(dir, nodesFile), "nodes")
 	if err != nil {
 		return err
@@ -273,7 +284,7 @@ func (a *adjacency) write(dir string, keys *keyTable) error {
 		if err := nodesOut.w.Add(k[:], v); err != nil {
 			return err
 		}
-		keys.add(nsGraph, n.Name(), num)
+		keys.addName(n.AppendName(append(keys.buf[:0], nsGraph)), num)
 	}
 	if err := nodesOut.close(); err != nil {
 		return err

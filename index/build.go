@@ -374,7 +374,7 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 	// On Go's tree: 1.2 keys a document besides the items' stable keys
 	// (in byKey), of 32 bytes.
 	keys := newKeyTableFor(len(docs)*5/4, 32)
-	byKey := &keyRun{t: keys}
+	byKey := newKeyRun(keys, len(docs), 40) // nearly every document an item
 	for i := range docs {
 		d, doc := &docs[i], uint32(i)
 		switch d.Kind {
@@ -589,16 +589,36 @@ type keyRun struct {
 	buf      []byte
 }
 
+// newKeyRun returns a keyRun spilling into t, sized for about n names of
+// about size bytes, one number each: growing its slices from nothing
+// copies them over and over, into fresh memory.
+func newKeyRun(t *keyTable, n, size int) *keyRun {
+	return &keyRun{
+		t:        t,
+		names:    make([]byte, 0, n*size),
+		nameEnds: make([]uint32, 0, n),
+		lists:    make([]byte, 0, 3*n),
+		listEnds: make([]uint32, 0, n),
+	}
+}
+
 // add adds n to the numbers of ns and key, as keyTable.add does.
 func (r *keyRun) add(ns byte, key string, n uint32) {
 	if key == "" {
 		return
 	}
+	r.addName(append(append(r.buf[:0], ns), key...), n)
+}
+
+// addName adds n to the numbers of name, a namespace byte and a key,
+// which may be in r.buf.
+func (r *keyRun) addName(name []byte, n uint32) {
+	r.buf = name
 	if r.spilled {
-		r.t.add(ns, key, n)
+		r.t.buf = append(r.t.buf[:0], name...)
+		r.t.addName(n)
 		return
 	}
-	r.buf = append(append(r.buf[:0], ns), key...)
 	c := 1
 	if k := len(r.nameEnds); k > 0 {
 		c = bytes.Compare(r.buf, r.name(k-1))
@@ -606,7 +626,8 @@ func (r *keyRun) add(ns byte, key string, n uint32) {
 	switch {
 	case c < 0:
 		r.spill()
-		r.t.add(ns, key, n)
+		r.t.buf = append(r.t.buf[:0], name...)
+		r.t.addName(n)
 		return
 	case c > 0:
 		r.names = append(r.names, r.buf...)
