@@ -251,20 +251,13 @@ func writeGraphSegment(dir string, a *adjacency, m *Manifest) (*BuildStats, erro
 	if err := a.write(dir, run); err != nil {
 		return nil, err
 	}
-	if run.spilled {
-		run = nil
-	}
 	if err := keys.writeWith(dir, run); err != nil {
 		return nil, err
 	}
 	if err := writeManifest(dir, m); err != nil {
 		return nil, err
 	}
-	n := keys.len()
-	if run != nil {
-		n += run.len()
-	}
-	return &BuildStats{Keys: n, Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
+	return &BuildStats{Keys: keys.len() + run.len(), Bytes: filesBytes(dir, nodesFile, adjFile, keysFile, manifest)}, nil
 }
 
 // write writes nodes.tbl and adj.tbl into dir and adds the node names to

@@ -400,13 +400,7 @@ func writeDocKeys(dir string, docs []Doc, n *int) error {
 			keys.add(nsSup, "superseded", doc)
 		}
 	}
-	if byKey.spilled {
-		byKey = nil
-	}
-	*n = keys.len()
-	if byKey != nil {
-		*n += byKey.len()
-	}
+	*n = keys.len() + byKey.len()
 	return keys.writeWith(dir, byKey)
 }
 
@@ -544,8 +538,8 @@ func (t *keyTable) len() int { return len(t.lists) }
 // numbers.
 func (t *keyTable) write(dir string) error { return t.writeWith(dir, nil) }
 
-// writeWith is write with the names of run (nil: none) among t's, which
-// must have none of them.
+// writeWith is write with the names of run (nil: none; none either once
+// it spilled into t) among t's, which must have none of them.
 func (t *keyTable) writeWith(dir string, run *keyRun) error {
 	out, err := newTableFile(filepath.Join(dir, keysFile), "keys")
 	if err != nil {
@@ -613,24 +607,21 @@ func (r *keyRun) add(ns byte, key string, n uint32) {
 // addName adds n to the numbers of name, a namespace byte and a key,
 // which may be in r.buf.
 func (r *keyRun) addName(name []byte, n uint32) {
-	r.buf = name
-	if r.spilled {
-		r.t.buf = append(r.t.buf[:0], name...)
-		r.t.addName(n)
-		return
-	}
+	r.buf = name // its memory, for the next add
 	c := 1
-	if k := len(r.nameEnds); k > 0 {
-		c = bytes.Compare(r.buf, r.name(k-1))
+	if k := r.len(); !r.spilled && k > 0 {
+		c = bytes.Compare(name, r.name(k-1))
+	}
+	if c < 0 && !r.spilled {
+		r.spill()
 	}
 	switch {
-	case c < 0:
-		r.spill()
+	case r.spilled:
 		r.t.buf = append(r.t.buf[:0], name...)
 		r.t.addName(n)
 		return
 	case c > 0:
-		r.names = append(r.names, r.buf...)
+		r.names = append(r.names, name...)
 		r.nameEnds = append(r.nameEnds, uint32(len(r.names)))
 		r.lists = binary.AppendUvarint(r.lists, uint64(n))
 		r.listEnds = append(r.listEnds, uint32(len(r.lists)))
@@ -641,23 +632,23 @@ func (r *keyRun) addName(name []byte, n uint32) {
 	r.last = n
 }
 
-// spill adds the run's lookups to the keyTable.
+// spill adds the run's lookups to the keyTable and empties the run.
 func (r *keyRun) spill() {
 	r.spilled = true
 	for k := range r.len() {
+		r.t.buf = append(r.t.buf[:0], r.name(k)...)
 		var n uint32
 		for l := r.list(k); len(l) > 0; {
 			d, w := binary.Uvarint(l)
 			n += uint32(d)
 			l = l[w:]
-			r.t.buf = append(r.t.buf[:0], r.name(k)...)
 			r.t.addName(n)
 		}
 	}
 	r.names, r.nameEnds, r.lists, r.listEnds = nil, nil, nil, nil
 }
 
-// len returns the number of names in the run.
+// len returns the number of names in the run: 0 once it spilled.
 func (r *keyRun) len() int { return len(r.nameEnds) }
 
 // name returns the bytes of name k.

@@ -13,43 +13,33 @@ import (
 // ids are put in order of kind by counting, then each kind's by key with
 // a byteSort, and only those of equal keys are compared by tie.
 func sortKinded(ids []uint32, kind, key func(id uint32) string, tie func(a, b uint32) int) {
-	var kinds []string
-	rank := make([]int32, len(ids))
-	for i, id := range ids {
-		k := kind(id)
-		r := slices.Index(kinds, k)
-		if r < 0 {
-			r = len(kinds)
+	var kinds []string // in order
+	for _, id := range ids {
+		if k := kind(id); !slices.Contains(kinds, k) {
 			kinds = append(kinds, k)
 		}
-		rank[i] = int32(r)
 	}
-	// The kinds' ranks in order, and where each kind's ids start.
-	byName := make([]int32, len(kinds))
-	for r := range byName {
-		byName[r] = int32(r)
-	}
-	slices.SortFunc(byName, func(a, b int32) int { return cmp.Compare(kinds[a], kinds[b]) })
-	pos := make([]int32, len(kinds))
-	for p, r := range byName {
-		pos[r] = int32(p)
-	}
+	slices.Sort(kinds)
+	// Each id's kind, and where each kind's ids start.
+	rank := make([]int32, len(ids))
 	starts := make([]int, len(kinds)+1)
-	for _, r := range rank {
-		starts[pos[r]+1]++
+	for i, id := range ids {
+		r := slices.Index(kinds, kind(id))
+		rank[i] = int32(r)
+		starts[r+1]++
 	}
-	for p := range kinds {
-		starts[p+1] += starts[p]
+	for r := range kinds {
+		starts[r+1] += starts[r]
 	}
 	sorted := make([]uint32, len(ids))
 	next := slices.Clone(starts[:len(kinds)])
 	for i, r := range rank {
-		sorted[next[pos[r]]] = ids[i]
-		next[pos[r]]++
+		sorted[next[r]] = ids[i]
+		next[r]++
 	}
 	bs := byteSort{str: func(id uint32) []byte { return stringBytes(key(id)) }, tie: tie}
-	for p := range kinds {
-		bs.order(sorted[starts[p]:starts[p+1]])
+	for r := range kinds {
+		bs.order(sorted[starts[r]:starts[r+1]])
 	}
 	copy(ids, sorted)
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bufio"
 	"context"
 	"io/fs"
 	"os"
@@ -182,22 +183,19 @@ func BenchmarkWriteTerms(b *testing.B) {
 	})
 	b.Run("serial", func(b *testing.B) {
 		run(b, func(dir string) error {
-			out, err := newTableFile(filepath.Join(dir, termsFile), "terms")
+			f, err := os.Create(filepath.Join(dir, termsFile))
 			if err != nil {
 				return err
 			}
-			defer out.abort()
-			var sk skipper
-			if err := mergePostings(context.Background(), invs, func(name, val []byte) error {
-				v, err := sk.add(val)
-				if err != nil {
-					return err
-				}
-				return out.w.Add(name, v)
-			}); err != nil {
+			defer f.Close()
+			w := bufio.NewWriterSize(f, 1<<20)
+			if err := writeTermsSerial(w, invs); err != nil {
 				return err
 			}
-			return out.close()
+			if err := w.Flush(); err != nil {
+				return err
+			}
+			return f.Sync()
 		})
 	})
 }

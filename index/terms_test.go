@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -41,22 +42,28 @@ func termInverters(seed uint64, n int) []*inverter {
 func serialTerms(t *testing.T, invs []*inverter) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	w := table.NewWriter(&buf, "terms")
+	if err := writeTermsSerial(&buf, invs); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// writeTermsSerial writes the terms table of invs to w, merging and
+// writing in turn.
+func writeTermsSerial(w io.Writer, invs []*inverter) error {
+	tw := table.NewWriter(w, "terms")
 	var sk skipper
 	err := mergePostings(context.Background(), invs, func(name, val []byte) error {
 		v, err := sk.add(val)
 		if err != nil {
 			return err
 		}
-		return w.Add(name, v)
+		return tw.Add(name, v)
 	})
-	if err == nil {
-		err = w.Close()
-	}
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
-	return buf.Bytes()
+	return tw.Close()
 }
 
 // TestWriteTermsCores checks that writeTerms writes the same bytes as the
